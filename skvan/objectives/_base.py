@@ -1,0 +1,43 @@
+"""Base class of the functions VAN minimises."""
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+
+class Objective(ABC):
+    """A function ``f(theta)`` of a parameter vector, and its derivatives.
+
+    An objective knows nothing about the Gaussian ``q``: expectation estimators
+    (:mod:`skvan.expectations`) turn it into ``E_q[f]``, ``E_q[grad f]`` and an
+    expected curvature.
+
+    Subclasses implement :meth:`value`, :meth:`gradient` and :meth:`hessian` at a
+    single point. Estimators for special structure (for example linear models,
+    see :class:`LinearModelObjective`) may use more efficient routes.
+    """
+
+    #: Number of parameters, the length of ``theta``.
+    n_params = None
+
+    @abstractmethod
+    def value(self, theta):
+        """Return ``f(theta)`` as a float."""
+
+    @abstractmethod
+    def gradient(self, theta):
+        """Return ``grad f(theta)``, shape ``(n_params,)``."""
+
+    @abstractmethod
+    def hessian(self, theta):
+        """Return ``hess f(theta)``, shape ``(n_params, n_params)``."""
+
+    def gauss_newton(self, theta):
+        """Return a positive semi-definite curvature at ``theta``.
+
+        The default is the outer product of the gradient, ``g g^T`` (the VAG
+        curvature of the paper, eq. Vag_prec). Objectives that are sums over data
+        override it with the sum of per-example outer products.
+        """
+        g = self.gradient(theta)
+        return np.outer(g, g)

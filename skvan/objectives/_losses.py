@@ -1,0 +1,60 @@
+"""Per-sample losses ``l(y, a)`` of a linear predictor ``a = x^T theta``.
+
+Like scikit-learn's ``sklearn._loss`` and skglm's datafits, a loss gives its
+derivatives with respect to the linear predictor ``a``. Then for
+``f(theta) = sum_i w_i l(y_i, x_i^T theta)``::
+
+    grad f = X^T (w * l'(a)),      hess f = X^T diag(w * l''(a)) X
+
+and every Gaussian expectation is a one-dimensional integral per sample, since
+``a_i`` is Gaussian when ``theta`` is. All methods broadcast: ``y`` and ``a`` may
+be ``(n,)`` arrays or ``(n, k)`` arrays of ``k`` values per sample.
+"""
+
+import numpy as np
+from scipy.special import expit
+
+
+class LogisticLoss:
+    """Logistic loss ``l(y, a) = log(1 + exp(-y a))`` for labels ``y`` in {-1, +1}.
+
+    ``l'(a) = -y sigmoid(-y a)``, ``l''(a) = sigmoid(a) sigmoid(-a)``. The loss is
+    convex, so its Hessian is positive semi-definite. It has no closed-form
+    Gaussian expectation: use quadrature or Monte Carlo.
+    """
+
+    name = "logistic"
+
+    def loss(self, y, a):
+        """Return ``l(y, a)``, computed without overflow."""
+        return np.logaddexp(0.0, -y * a)
+
+    def derivatives(self, y, a):
+        """Return ``(l'(a), l''(a))``."""
+        p = expit(-y * a)
+        return -y * p, p * (1.0 - p)
+
+
+class SquaredLoss:
+    """Half squared error ``l(y, a) = (y - a)^2 / 2``.
+
+    ``l'(a) = a - y``, ``l''(a) = 1``. Its Gaussian expectations are closed form:
+    for ``a ~ N(m, v)``, ``E[l] = ((y - m)^2 + v) / 2``, ``E[l'] = m - y``,
+    ``E[l''] = 1`` and ``E[l'^2] = (m - y)^2 + v``.
+    """
+
+    name = "squared"
+
+    def loss(self, y, a):
+        """Return ``(y - a)^2 / 2``."""
+        return 0.5 * (y - a) ** 2
+
+    def derivatives(self, y, a):
+        """Return ``(a - y, 1)``."""
+        r = a - y
+        return r, np.ones_like(r)
+
+    def gaussian_expectation(self, y, m, v):
+        """Return ``E[l], E[l'], E[l''], E[l'^2]`` for ``a ~ N(m, v)`` in closed form."""
+        r = m - y
+        return 0.5 * (r**2 + v), r, np.ones_like(r), r**2 + v

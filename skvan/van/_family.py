@@ -1,0 +1,195 @@
+"""Gaussian families ``q = N(mean, precision^-1)``: full and diagonal covariance.
+
+A family owns the mean and the precision, answers the questions the expectation
+estimators ask (samples, marginal variances, variances of linear predictors) and
+applies the VAN precision update while keeping the precision symmetric positive
+definite.
+
+How the precision stays positive definite
+-----------------------------------------
+The VO update ``P + beta C`` and the VI update ``(1 - beta) P + beta C`` keep ``P``
+positive definite whenever the curvature ``C`` is positive semi-definite and, for
+VI, has no null direction. The Gauss-Newton curvature (``hessian="gauss_newton"``)
+always is PSD. An exact expected Hessian of a non-convex function may not be: if
+the updated ``P`` is not positive definite, the family redoes the update with the
+projection of ``C`` onto the PSD cone (negative eigenvalues set to zero; for the
+diagonal family, negative entries are always set to zero). Finally, eigenvalues
+of ``P`` below ``1e-12`` times its largest one are raised to that floor, so ``P``
+is always invertible.
+"""
+
+import numpy as np
+from scipy import linalg
+
+_EIG_FLOOR = 1e-12
+
+
+def _psd_part(C):
+    """Projection of the symmetric matrix ``C`` onto the PSD cone."""
+    w, V = np.linalg.eigh(C)
+    return (V * np.clip(w, 0.0, None)) @ V.T
+
+
+def _floor_spectrum(P):
+    """Raise eigenvalues of ``P`` below ``_EIG_FLOOR * max`` to that floor."""
+    w, V = np.linalg.eigh(P)
+    top = max(w.max(), np.finfo(np.float64).tiny)
+    w = np.maximum(w, _EIG_FLOOR * top)
+    return (V * w) @ V.T
+
+
+class FullGaussian:
+    """Gaussian with a full covariance matrix (the paper's VAN).
+
+    Parameters
+    ----------
+    mean : ndarray of shape (n_params,)
+    precision : ndarray of shape (n_params, n_params)
+        Symmetric positive definite.
+    """
+
+    diagonal = False
+
+    def __init__(self, mean, precision):
+        self.mean = np.array(mean, dtype=np.float64)
+        self._set_precision(np.array(precision, dtype=np.float64))
+
+    @property
+    def n_params(self):
+        return self.mean.shape[0]
+
+    def _set_precision(self, P, chol=None):
+        P = 0.5 * (P + P.T)
+        if chol is None:
+            chol = _cholesky(P)
+        if chol is None:
+            P = _floor_spectrum(P)
+            P = 0.5 * (P + P.T)
+            chol = linalg.cho_factor(P, lower=True, check_finite=False)
+        self.precision = P
+        self._chol = chol
+        self._cov = None
+        self.version = getattr(self, "version", -1) + 1
+
+    @property
+    def covariance(self):
+        """``precision^-1``, shape ``(n_params, n_params)``."""
+        if self._cov is None:
+            cov = linalg.cho_solve(self._chol, np.eye(self.n_params), check_finite=False)
+            self._cov = 0.5 * (cov + cov.T)
+        return self._cov
+
+    def marginal_variance(self):
+        """Diagonal of the covariance."""
+        return np.diag(self.covariance).copy()
+
+    def predictor_variance(self, X):
+        """``x_i^T Sigma x_i`` for each row of ``X``."""
+        return np.maximum(np.einsum("ij,ij->i", X @ self.covariance, X), 0.0)
+
+    def solve(self, g):
+        """Return ``precision^-1 g``."""
+        return linalg.cho_solve(self._chol, g, check_finite=False)
+
+    def sample(self, n_samples, random_state):
+        """Draw ``n_samples`` parameter vectors, shape ``(n_samples, n_params)``.
+
+        ``theta = mean + L^-T eps`` with ``precision = L L^T`` and ``eps`` standard
+        normal, so that ``cov(theta) = precision^-1``.
+        """
+        eps = random_state.standard_normal((self.n_params, n_samples))
+        z = linalg.solve_triangular(self._chol[0], eps, lower=True, trans="T", check_finite=False)
+        return self.mean[None, :] + z.T
+
+    def update_precision(self, curvature, beta, keep=1.0):
+        """Set ``P <- keep * P + beta * C`` for an ``(n_params, n_params)`` curvature ``C``.
+
+        ``keep=1`` is the VO update (eq. Van_prec_1), ``keep=1-beta`` the VI update
+        (Section 5 of the paper). ``C`` is projected onto the PSD cone if the result
+        would not be positive definite.
+        """
+        C = 0.5 * (curvature + curvature.T)
+        P = keep * self.precision + beta * C
+        chol = _cholesky(P)
+        if chol is None:
+            P = keep * self.precision + beta * _psd_part(C)
+        self._set_precision(P, chol)
+
+    def copy(self):
+        return FullGaussian(self.mean, self.precision)
+
+
+def _cholesky(P):
+    """Lower Cholesky factor of ``P`` as ``cho_factor`` returns it, or None if ``P``
+    is not numerically positive definite (or not finite)."""
+    if not np.all(np.isfinite(P)):
+        return None
+    try:
+        chol = linalg.cho_factor(P, lower=True, check_finite=False)
+    except linalg.LinAlgError:
+        return None
+    d = np.diag(chol[0])
+    if np.any(d <= 0) or d.min() ** 2 < _EIG_FLOOR * np.max(np.abs(np.diag(P))):
+        return None
+    return chol
+
+
+class DiagonalGaussian:
+    """Mean-field Gaussian with a diagonal covariance (the paper's VAN-D).
+
+    Parameters
+    ----------
+    mean : ndarray of shape (n_params,)
+    precision : ndarray of shape (n_params,)
+        Positive precisions ``s_d = 1 / sigma_d^2``.
+    """
+
+    diagonal = True
+
+    def __init__(self, mean, precision):
+        self.mean = np.array(mean, dtype=np.float64)
+        self._set_precision(np.array(precision, dtype=np.float64))
+
+    @property
+    def n_params(self):
+        return self.mean.shape[0]
+
+    def _set_precision(self, s):
+        top = max(float(np.max(s)), np.finfo(np.float64).tiny)
+        self.precision = np.maximum(s, _EIG_FLOOR * top)
+        self.version = getattr(self, "version", -1) + 1
+
+    @property
+    def covariance(self):
+        """Variances ``1 / s``, shape ``(n_params,)``."""
+        return 1.0 / self.precision
+
+    def marginal_variance(self):
+        return 1.0 / self.precision
+
+    def predictor_variance(self, X):
+        """``sum_d x_id^2 / s_d`` for each row of ``X``."""
+        return (X**2) @ (1.0 / self.precision)
+
+    def solve(self, g):
+        return g / self.precision
+
+    def sample(self, n_samples, random_state):
+        eps = random_state.standard_normal((n_samples, self.n_params))
+        return self.mean[None, :] + eps / np.sqrt(self.precision)[None, :]
+
+    def update_precision(self, curvature, beta, keep=1.0):
+        """Set ``s <- keep * s + beta * c``, negative entries of ``c`` clipped to 0."""
+        self._set_precision(keep * self.precision + beta * np.clip(curvature, 0.0, None))
+
+    def copy(self):
+        return DiagonalGaussian(self.mean, self.precision)
+
+
+def make_family(covariance, mean, precision):
+    """Build a family by name: ``"full"`` or ``"diag"``."""
+    if covariance == "full":
+        return FullGaussian(mean, precision)
+    if covariance == "diag":
+        return DiagonalGaussian(mean, precision)
+    raise ValueError(f"covariance must be 'full' or 'diag', got {covariance!r}.")

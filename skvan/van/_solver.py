@@ -1,0 +1,284 @@
+"""THE VAN solver loop, shared by every estimator and by :func:`skvan.minimize`.
+
+    setup -> repeat {expectations -> precision update -> mean update -> convergence}
+          -> finalize
+
+Updates (Khan et al. 2018, eqs. Van_prec_1 / Van_mean_1 and Section 5)::
+
+    vo:  P <- P + beta_t E_q[C(theta)]                  (running sum)
+    vi:  P <- (1 - beta_t) P + beta_t E_q[C(theta)]     (damped average)
+         mu <- mu - alpha_t beta_t P^-1 E_q[grad f(theta)]
+
+``C`` is the Hessian (``curvature="exact"``) or the Gauss-Newton curvature (VAG).
+``alpha_t = 1`` unless a line search shortens the step (below).
+
+Step-size schedule
+------------------
+``beta_t = beta * beta_growth**t``. ``beta_growth=1`` is the paper's constant
+``beta``: the precision grows linearly and each mean step is about ``1/t`` of a
+Newton step, which suits stochastic minibatches (it averages their noise) and
+keeps ``q`` wide for exploration, but converges only sublinearly. With
+``beta_growth = g > 1`` (geometric schedule) the precision is a geometric sum,
+``P_t ~ beta_t g/(g-1) C``, so every mean step is a fixed fraction ``(g-1)/g`` of a
+Newton step: linear convergence at rate ``~1/g`` (faster as ``g`` grows) while
+``q`` shrinks by ``1/g`` per iteration (less exploration). Under ``vi``, ``beta_t``
+is capped at 1. Under ``vo``, once ``beta_t`` reaches ``1e100`` (``q`` is then a
+point mass for every practical purpose) it stops growing and the running sum is
+discounted, ``P <- P / g + beta_t C``, so the steps stay ``(g-1)/g`` of a Newton
+step instead of decaying.
+
+Line search
+-----------
+With deterministic expectations on the full data the solver checks each mean
+step on the VO objective itself: ``alpha_t`` is the largest of ``1, 1/2, 1/4, ...``
+with ``L(mu + alpha d) <= L(mu) + 1e-4 alpha E[grad f]^T d``, ``L`` the expected
+objective under the updated covariance. It is a safeguard (a Newton-like step
+on a flat or non-convex function may overshoot) and is inactive near the
+optimum of a smooth convex problem.
+
+Convergence
+-----------
+With ``d_t`` the largest absolute change of the mean at step ``t`` and
+``r = (d_t / d_{t-k})^(1/k)`` its average contraction over the last ``k <= 5``
+steps, the solver stops when ``r < 1`` and the estimated distance to the fixed
+point, ``max(d_{t-1}, d_t) / (1 - r)``, is at most
+``tol * max(|mu|_inf, 1e-12)``. Unlike a bare step-size test this does not stop a
+slowly contracting (or zig-zagging) iteration early.
+"""
+
+import warnings
+from collections import namedtuple
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+
+#: Largest beta_t reached by a geometric schedule under VO.
+BETA_MAX = 1e100
+_ARMIJO = 1e-4
+_MAX_HALVINGS = 30
+_WINDOW = 5
+
+VANResult = namedtuple(
+    "VANResult",
+    ["family", "n_iter", "converged", "value", "n_data_passes", "history"],
+)
+VANResult.__doc__ = """What :meth:`VANSolver.solve` returns.
+
+family : the final Gaussian (``family.mean``, ``family.precision``).
+n_iter : number of iterations run.
+converged : whether the convergence test passed.
+value : last expected objective ``E_q[f]`` (on the last minibatch when stochastic).
+n_data_passes : data passes used, counting a minibatch as its fraction of the data.
+history : list of per-iteration dicts (``value``, ``step``, ``beta``, ``alpha``).
+"""
+
+
+class VANSolver:
+    """Variational Adaptive-Newton solver.
+
+    Parameters
+    ----------
+    objective : Objective
+        What is minimised (``f``).
+    expectation : ExpectationEstimator
+        How ``E_q[f]``, ``E_q[grad f]`` and the expected curvature are obtained.
+    family : FullGaussian or DiagonalGaussian
+        The initial ``q``; it is updated in place.
+    beta : float, default=1.0
+        Initial step size ``beta_0 > 0`` (at most 1 under ``vi``).
+    beta_growth : float, default=1.0
+        Geometric growth of ``beta_t``, ``>= 1`` (1 is constant).
+    objective_kind : {"vo", "vi"}, default="vo"
+        Running-sum (VO) or damped-average (VI) precision update.
+    curvature : {"exact", "gauss_newton"}, default="exact"
+        Expected Hessian, or the PSD Gauss-Newton curvature (VAG).
+    max_iter : int, default=100
+    tol : float, default=1e-5
+    batch_size : int or None, default=None
+        Rows per stochastic step (sVAN); None uses all rows.
+    line_search : bool or None, default=None
+        None enables it when expectations are deterministic and the batch is full.
+    random_state : int, RandomState or None
+    verbose : int, default=0
+    warn : bool, default=True
+        Emit a ConvergenceWarning when ``max_iter`` is reached.
+    """
+
+    def __init__(
+        self,
+        objective,
+        expectation,
+        family,
+        *,
+        beta=1.0,
+        beta_growth=1.0,
+        objective_kind="vo",
+        curvature="exact",
+        max_iter=100,
+        tol=1e-5,
+        batch_size=None,
+        line_search=None,
+        random_state=None,
+        verbose=0,
+        warn=True,
+    ):
+        self.objective = objective
+        self.expectation = expectation
+        self.family = family
+        self.beta = beta
+        self.beta_growth = beta_growth
+        self.objective_kind = objective_kind
+        self.curvature = curvature
+        self.max_iter = max_iter
+        self.tol = tol
+        self.batch_size = batch_size
+        self.line_search = line_search
+        self.random_state = random_state
+        self.verbose = verbose
+        self.warn = warn
+
+    # -- the loop -----------------------------------------------------------------
+    def solve(self):
+        """Run the VAN iterations and return a :data:`VANResult`."""
+        self.setup()
+        for self.iteration in range(self.max_iter):
+            if not self.compute_expectations():
+                break
+            self.update_precision()
+            self.update_mean()
+            if self.check_convergence():
+                break
+        return self.finalize()
+
+    def setup(self):
+        """Check the objective, resolve options; sets ``rng``, ``stochastic``, counters."""
+        self.expectation.check_objective(self.objective)
+        self.rng = check_random_state(self.random_state)
+        n = getattr(self.objective, "n_samples", None)
+        self.stochastic = self.batch_size is not None and n is not None and self.batch_size < n
+        if self.line_search is None:
+            self.line_search = self.expectation.deterministic and not self.stochastic
+        self.converged = False
+        self.diverged = False
+        self.n_iter = 0
+        self.n_data_passes = 0.0
+        self.history = []
+        self._last_step = None
+        self._order = np.empty(0, dtype=int)
+
+    def _next_batch(self):
+        """The objective of this iteration: the full one, or the next minibatch
+        of a reshuffled pass over the rows (sVAN)."""
+        if not self.stochastic:
+            self.n_data_passes += 1.0
+            return self.objective
+        if len(self._order) < self.batch_size:
+            self._order = np.concatenate(
+                [self._order, self.rng.permutation(self.objective.n_samples)]
+            )
+        idx, self._order = self._order[: self.batch_size], self._order[self.batch_size :]
+        self.n_data_passes += self.batch_size / self.objective.n_samples
+        return self.objective.subsample(np.sort(idx))
+
+    def schedule(self, t):
+        """Return ``(beta_t, keep_t)``: the step size and the factor on the old
+        precision in ``P <- keep_t P + beta_t C``."""
+        log_beta = np.log(self.beta) + t * np.log(self.beta_growth)
+        if self.objective_kind == "vi":
+            beta_t = float(np.exp(min(log_beta, 0.0)))
+            return beta_t, 1.0 - beta_t
+        if log_beta > np.log(BETA_MAX) and self.beta_growth > 1.0:
+            return max(BETA_MAX, self.beta), 1.0 / self.beta_growth
+        return float(np.exp(log_beta)), 1.0
+
+    def compute_expectations(self):
+        """Set ``batch_objective`` and ``expect`` (value, gradient, curvature) under
+        the current ``q``. Returns False (and flags divergence) if they are not finite."""
+        self.batch_objective = self._next_batch()
+        self.expect = self.expectation(
+            self.batch_objective, self.family, curvature=self.curvature, random_state=self.rng
+        )
+        finite = (
+            np.isfinite(self.expect.value)
+            and np.all(np.isfinite(self.expect.gradient))
+            and np.all(np.isfinite(self.expect.curvature))
+        )
+        if not finite:
+            self.diverged = True
+        return finite
+
+    def update_precision(self):
+        """Apply the precision update; sets ``beta_t`` and changes ``family.precision``."""
+        self.beta_t, keep = self.schedule(self.iteration)
+        self.family.update_precision(self.expect.curvature, self.beta_t, keep)
+
+    def update_mean(self):
+        """Move the mean along ``-beta_t P^-1 E[grad f]`` (shortened by the line
+        search if active); sets ``step`` (the change of the mean) and ``alpha``."""
+        direction = -self.beta_t * self.family.solve(self.expect.gradient)
+        mean = self.family.mean
+        alpha = 1.0
+        if self.line_search:
+            alpha = self._line_search(mean, direction)
+        self.step = alpha * direction
+        self.alpha = alpha
+        self.family.mean = mean + self.step
+
+    def _line_search(self, mean, direction):
+        value = self.expectation.value
+        obj, fam = self.batch_objective, self.family
+        slope = float(np.dot(self.expect.gradient, direction))
+        ref = value(obj, fam, mean)
+        slack = 16 * np.finfo(np.float64).eps * abs(ref)
+        alpha = 1.0
+        for _ in range(_MAX_HALVINGS):
+            trial = value(obj, fam, mean + alpha * direction)
+            if np.isfinite(trial) and trial <= ref + _ARMIJO * alpha * min(slope, 0.0) + slack:
+                return alpha
+            alpha *= 0.5
+        return alpha
+
+    def check_convergence(self):
+        """Record the iteration and set ``converged`` (see the module docstring)."""
+        self.n_iter = self.iteration + 1
+        d = float(np.max(np.abs(self.step))) if self.step.size else 0.0
+        scale = max(float(np.max(np.abs(self.family.mean))) if self.step.size else 0.0, 1e-12)
+        self._last_step = d
+        self.history.append(
+            {"value": self.expect.value, "step": d, "beta": self.beta_t, "alpha": self.alpha}
+        )
+        if self.verbose:
+            print(
+                f"[VAN] iter {self.n_iter:4d}  E[f]={self.expect.value:.8g}  "
+                f"step={d:.3e}  beta={self.beta_t:.3g}  alpha={self.alpha:.3g}"
+            )
+        steps = [h["step"] for h in self.history[-(_WINDOW + 1) :]]
+        if d == 0.0:
+            self.converged = True
+        elif len(steps) > 1 and steps[0] > 0 and d < steps[0]:
+            k = len(steps) - 1
+            r = (d / steps[0]) ** (1.0 / k)
+            self.converged = max(steps[-2:]) / (1.0 - r) <= self.tol * scale
+        return self.converged
+
+    def finalize(self):
+        """Warn if the loop stopped without converging; return the :data:`VANResult`."""
+        if self.warn and self.diverged:
+            warnings.warn(
+                f"VAN stopped at iteration {self.n_iter + 1}: the expected gradient or "
+                "curvature is not finite. The result is the last finite iterate; rescale "
+                "the features or reduce beta.",
+                ConvergenceWarning,
+            )
+        elif self.warn and not self.converged and not self.stochastic:
+            warnings.warn(
+                f"VAN did not converge in max_iter={self.max_iter} iterations (last "
+                f"mean change {self._last_step:.3g}, tol={self.tol:g}). Increase max_iter, "
+                "use a faster schedule (larger beta_growth), or use covariance='full'.",
+                ConvergenceWarning,
+            )
+        value = self.expect.value if hasattr(self, "expect") else np.nan
+        return VANResult(
+            self.family, self.n_iter, self.converged, value, self.n_data_passes, self.history
+        )
