@@ -1,5 +1,12 @@
-"""skvan: Variational Adaptive-Newton (VAN) estimators for scikit-learn."""
+"""skvan: Variational Adaptive-Newton (VAN) estimators for scikit-learn.
+
+VAN (Khan et al., AISTATS 2018) minimises ``E_q[f(theta)]`` over a Gaussian
+``q = N(mu, Sigma)`` with a Newton-like step whose precision accumulates expected
+Hessians.
+"""
+
+from .linear_model import VANLogisticRegression
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["__version__"]
+__all__ = ["VANLogisticRegression", "__version__"]

@@ -3,7 +3,8 @@
 from ._base import CURVATURES, ExpectationEstimator, Expectations, LinearPredictorExpectation
 from ._closed_form import ClosedForm
 from ._monte_carlo import MonteCarlo
-from ._quadrature import DEFAULT_N_NODES, GaussHermiteQuadrature, gauss_hermite, gaussian_average
+from ._quadrature import (DEFAULT_N_NODES, GaussHermiteQuadrature, gauss_hermite, gaussian_average,
+                          log_expected_sigmoid)
 
 __all__ = [
     "CURVATURES",
@@ -16,6 +17,7 @@ __all__ = [
     "MonteCarlo",
     "gauss_hermite",
     "gaussian_average",
+    "log_expected_sigmoid",
     "make_expectation",
 ]
 

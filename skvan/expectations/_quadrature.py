@@ -1,6 +1,7 @@
 """Deterministic Gauss-Hermite quadrature over the 1-D linear predictor."""
 
 import numpy as np
+from scipy.special import logsumexp
 
 from ._base import LinearPredictorExpectation
 
@@ -17,14 +18,33 @@ def gauss_hermite(n_nodes):
     return t, w / np.sqrt(np.pi)
 
 
+def _nodes(m, v, t):
+    """Quadrature abscissae ``m + sqrt(2 v) t_k``, shape ``m.shape + (n_nodes,)``."""
+    return m[..., None] + np.sqrt(2.0 * v)[..., None] * t
+
+
 def gaussian_average(func, m, v, n_nodes=DEFAULT_N_NODES):
     """``E[func(a)]`` for ``a ~ N(m, v)`` elementwise, by Gauss-Hermite quadrature.
 
     ``func`` maps an array of shape ``m.shape + (n_nodes,)`` to the same shape.
     """
     t, w = gauss_hermite(n_nodes)
-    a = m[..., None] + np.sqrt(2.0 * v)[..., None] * t
-    return func(a) @ w
+    return func(_nodes(m, v, t)) @ w
+
+
+def log_expected_sigmoid(m, v, n_nodes=DEFAULT_N_NODES):
+    """``log E[sigmoid(a)]`` and ``log E[sigmoid(-a)]`` for ``a ~ N(m, v)``.
+
+    The predictive class probabilities of a Gaussian logistic model, computed in
+    log space (``log sigmoid(a) = -log(1 + exp(-a))`` and positive weights) so that
+    neither underflows when ``|m|`` is large.
+    """
+    t, w = gauss_hermite(n_nodes)
+    a = _nodes(m, v, t)
+    log_w = np.log(w)
+    log_p = logsumexp(-np.logaddexp(0.0, -a) + log_w, axis=-1)
+    log_q = logsumexp(-np.logaddexp(0.0, a) + log_w, axis=-1)
+    return log_p, log_q
 
 
 class GaussHermiteQuadrature(LinearPredictorExpectation):
@@ -46,7 +66,7 @@ class GaussHermiteQuadrature(LinearPredictorExpectation):
         self._t, self._w = gauss_hermite(n_nodes)
 
     def _raw(self, objective, m, v, need):
-        a = m[:, None] + np.sqrt(2.0 * v)[:, None] * self._t
+        a = _nodes(m, v, self._t)
         y = objective.y[:, None]
         e0 = objective.loss.loss(y, a) @ self._w
         if need == "value":

@@ -259,7 +259,7 @@ class VANSolver:
         elif len(steps) > 1 and steps[0] > 0 and d < steps[0]:
             k = len(steps) - 1
             r = (d / steps[0]) ** (1.0 / k)
-            self.converged = max(steps[-2:]) / (1.0 - r) <= self.tol * scale
+            self.converged = r < 1.0 and max(steps[-2:]) / (1.0 - r) <= self.tol * scale
         return self.converged
 
     def finalize(self):

@@ -1,0 +1,119 @@
+"""What every VAN linear model shares: parameters, their validation, one call
+into the shared solver, and the Gaussian over ``[coef, intercept]``.
+
+No maths here beyond bookkeeping: objectives live in :mod:`skvan.objectives`,
+expectations in :mod:`skvan.expectations`, the loop in :mod:`skvan.van`.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from .._compat import Interval, StrOptions
+from ..expectations import make_expectation
+from ..van import VANSolver, make_family
+
+#: beta_growth="auto" on the full data: steps of 90% of a Newton step (linear
+#: convergence at rate ~0.1). Chosen on breast_cancer, digits and synthetic data
+#: (benchmarks/bench_logistic.py); 3 to 100 all converge, 10 is the fastest overall.
+AUTO_GROWTH_FULL_BATCH = 10.0
+
+
+class VANLinearModel(BaseEstimator):
+    """Base class: shared parameters and the call into :class:`~skvan.van.VANSolver`.
+
+    Subclasses set ``self`` attributes from :meth:`_solve`'s families.
+    """
+
+    _parameter_constraints = {
+        "beta": [Interval(Real, 0, None, closed="neither")],
+        "beta_growth": [Interval(Real, 1, None, closed="left"), StrOptions({"auto"})],
+        "covariance": [StrOptions({"full", "diag"})],
+        "hessian": [StrOptions({"exact", "gauss_newton"})],
+        "expectation": [StrOptions({"exact", "quadrature", "mc"})],
+        "n_mc_samples": [Interval(Integral, 1, None, closed="left")],
+        "objective": [StrOptions({"vo", "vi"})],
+        "batch_size": [Interval(Integral, 1, None, closed="left"), None],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "fit_intercept": ["boolean"],
+        "warm_start": ["boolean"],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def _check_solver_params(self):
+        if self.objective == "vi" and self.beta > 1:
+            raise ValueError(
+                f"With objective='vi' beta is a damping weight and must be in (0, 1]; "
+                f"got beta={self.beta!r}."
+            )
+
+    def _design(self, X):
+        """``X`` with a column of ones appended when ``fit_intercept``, as float64."""
+        X = np.asarray(X, dtype=np.float64)
+        if self.fit_intercept:
+            return np.hstack([X, np.ones((X.shape[0], 1))])
+        return X
+
+    def _initial_family(self, n_params, mean=None, precision=None):
+        """The starting ``q``: ``N(mean, precision^-1)``, by default ``N(0, I)``."""
+        if mean is None:
+            mean = np.zeros(n_params)
+        if precision is None:
+            precision = np.eye(n_params) if self.covariance == "full" else np.ones(n_params)
+        return make_family(self.covariance, mean, precision)
+
+    def _beta_growth(self, n_samples):
+        if self.beta_growth != "auto":
+            return float(self.beta_growth)
+        stochastic = self.batch_size is not None and self.batch_size < n_samples
+        return 1.0 if stochastic else AUTO_GROWTH_FULL_BATCH
+
+    def _solve(self, objective, family, random_state, **overrides):
+        """Run the shared solver on ``objective`` from ``family``; return its result."""
+        options = dict(
+            beta=self.beta,
+            beta_growth=self._beta_growth(objective.n_samples),
+            objective_kind=self.objective,
+            curvature=self.hessian,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            batch_size=self.batch_size,
+            random_state=random_state,
+            verbose=self.verbose,
+        )
+        options.update(overrides)
+        expectation = make_expectation(self.expectation, self.n_mc_samples)
+        return VANSolver(objective, expectation, family, **options).solve()
+
+    def _families(self):
+        """The fitted Gaussians over ``[coef, intercept]``, one per row of ``coef_``."""
+        coef = np.atleast_2d(self.coef_)
+        intercept = np.atleast_1d(self.intercept_)
+        families = []
+        for k in range(coef.shape[0]):
+            mean = np.r_[coef[k], intercept[k]] if self.fit_intercept else coef[k]
+            families.append(make_family(self.covariance, mean, self._precision_rows()[k]))
+        return families
+
+    def _precision_rows(self):
+        P = self.precision_
+        expected_ndim = 2 if self.covariance == "full" else 1
+        return P[None] if P.ndim == expected_ndim else P
+
+    def _unpack(self, families):
+        """Set ``coef_``, ``intercept_``, ``precision_``, ``sigma_`` from the families.
+
+        Always 2-D ``coef_`` (one row per family); subclasses reshape as they need.
+        """
+        n_features = self.n_features_in_
+        means = np.array([f.mean for f in families])
+        self.coef_ = means[:, :n_features].copy()
+        self.intercept_ = means[:, n_features].copy() if self.fit_intercept else np.zeros(len(families))
+        self.precision_ = np.array([f.precision for f in families])
+        if self.covariance == "full":
+            self.sigma_ = np.array([f.covariance[:n_features, :n_features] for f in families])
+        else:
+            self.sigma_ = np.array([f.covariance[:n_features] for f in families])
