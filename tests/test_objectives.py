@@ -1,0 +1,93 @@
+"""Finite-difference checks of every objective's gradient and Hessian."""
+
+import numpy as np
+import pytest
+from scipy.optimize import approx_fprime, check_grad
+
+from skvan.objectives import L2Penalty, LinearModelObjective, LogisticLoss, SquaredLoss
+
+
+def _objective(loss, rng, n=40, p=5, penalty=True, weights=True):
+    X = rng.randn(n, p)
+    X[:, -1] = 1.0
+    if isinstance(loss, LogisticLoss):
+        y = np.where(rng.rand(n) < 0.5, -1.0, 1.0)
+    else:
+        y = rng.randn(n)
+    w = rng.uniform(0.5, 2.0, n) if weights else None
+    pen = L2Penalty(np.r_[np.full(p - 1, 0.7), 0.0]) if penalty else None
+    return LinearModelObjective(X, y, loss, w, pen, scale=1.3)
+
+
+@pytest.mark.parametrize("loss", [LogisticLoss(), SquaredLoss()], ids=["logistic", "squared"])
+@pytest.mark.parametrize("penalty", [True, False])
+def test_gradient_matches_finite_differences(loss, penalty, rng):
+    obj = _objective(loss, rng, penalty=penalty)
+    for _ in range(3):
+        theta = rng.randn(obj.n_params)
+        err = check_grad(obj.value, obj.gradient, theta)
+        assert err < 1e-5 * max(1.0, np.linalg.norm(obj.gradient(theta)))
+
+
+@pytest.mark.parametrize("loss", [LogisticLoss(), SquaredLoss()], ids=["logistic", "squared"])
+def test_hessian_matches_finite_differences(loss, rng):
+    obj = _objective(loss, rng)
+    theta = rng.randn(obj.n_params)
+    H = obj.hessian(theta)
+    H_fd = np.array([approx_fprime(theta, lambda t, j=j: obj.gradient(t)[j], 1e-7) for j in range(obj.n_params)])
+    np.testing.assert_allclose(H, H_fd, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(H, H.T)
+
+
+@pytest.mark.parametrize("loss", [LogisticLoss(), SquaredLoss()], ids=["logistic", "squared"])
+def test_loss_derivatives_match_finite_differences(loss, rng):
+    y = np.where(rng.rand(50) < 0.5, -1.0, 1.0) if isinstance(loss, LogisticLoss) else rng.randn(50)
+    a = 3 * rng.randn(50)
+    h = 1e-6
+    d1, d2 = loss.derivatives(y, a)
+    np.testing.assert_allclose(d1, (loss.loss(y, a + h) - loss.loss(y, a - h)) / (2 * h), atol=1e-7)
+    d1p, _ = loss.derivatives(y, a + h)
+    d1m, _ = loss.derivatives(y, a - h)
+    np.testing.assert_allclose(d2, (d1p - d1m) / (2 * h), atol=1e-7)
+
+
+def test_logistic_loss_is_stable_for_huge_margins():
+    loss = LogisticLoss()
+    a = np.array([-1e4, 1e4])
+    y = np.array([1.0, 1.0])
+    assert np.all(np.isfinite(loss.loss(y, a)))
+    d1, d2 = loss.derivatives(y, a)
+    assert np.all(np.isfinite(d1)) and np.all(np.isfinite(d2))
+    np.testing.assert_allclose(loss.loss(y, a), [1e4, 0.0], atol=1e-12)
+
+
+def test_gauss_newton_is_sum_of_per_example_outer_products(rng):
+    obj = _objective(LogisticLoss(), rng, penalty=False)
+    theta = rng.randn(obj.n_params)
+    G = np.zeros((obj.n_params, obj.n_params))
+    for i in range(obj.n_samples):
+        d1, _ = obj.loss.derivatives(obj.y[i], obj.X[i] @ theta)
+        g = d1 * obj.X[i]
+        G += obj.weights[i] * np.outer(g, g)
+    np.testing.assert_allclose(obj.gauss_newton(theta), G, rtol=1e-10)
+    assert np.linalg.eigvalsh(obj.gauss_newton(theta)).min() > -1e-10
+
+
+def test_subsample_scales_data_term_to_full_data(rng):
+    obj = _objective(SquaredLoss(), rng, n=40)
+    theta = rng.randn(obj.n_params)
+    halves = [obj.subsample(np.arange(0, 20)), obj.subsample(np.arange(20, 40))]
+    # the average of the two half-batch gradients is the full gradient
+    g = 0.5 * (halves[0].gradient(theta) + halves[1].gradient(theta))
+    np.testing.assert_allclose(g, obj.gradient(theta), rtol=1e-12)
+
+
+def test_l2_penalty_expectation_matches_monte_carlo(rng):
+    pen = L2Penalty(np.array([0.5, 2.0, 0.0]))
+    mean, var = np.array([1.0, -0.5, 3.0]), np.array([0.3, 0.1, 2.0])
+    draws = mean + np.sqrt(var) * rng.randn(200_000, 3)
+    value, grad, curv = pen.expectation(mean, var)
+    mc = np.mean([pen.value(t) for t in draws[:20000]])
+    assert abs(value - mc) < 0.02 * value
+    np.testing.assert_allclose(grad, pen.strength * draws.mean(0), atol=0.01)
+    np.testing.assert_allclose(curv, pen.strength)
