@@ -14,11 +14,6 @@ from ._base import VANLinearModel
 
 from numbers import Real
 
-#: Prior precision of the intercept in :meth:`VANLogisticRegression.partial_fit`:
-#: an almost flat N(0, 100^2), since scikit-learn does not penalise the intercept.
-INTERCEPT_PRIOR_PRECISION = 1e-4
-
-
 class VANLogisticRegression(ClassifierMixin, VANLinearModel):
     """Logistic regression fitted by the Variational Adaptive-Newton method.
 
@@ -267,8 +262,10 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One streaming VAN step on a batch, keeping the precision.
 
-        The first call starts from the prior ``N(0, diag(C, ..., C, 1e4))`` (the
-        last entry is the intercept's). Each call then applies, with constant
+        The first call starts from the prior ``N(0, C I)`` over ``[coef, intercept]``
+        (the intercept too gets a proper prior here: under a nearly flat one the
+        first expected curvature would be nearly zero and the first step huge).
+        Each call then applies, with constant
         ``beta``, ``P <- P + beta E_q[hess f_B]`` and ``mu <- mu - beta P^-1 E_q[grad f_B]``
         for the data term ``f_B`` of the batch alone: a Newton step on the
         accumulated objective, so after one pass over the data in batches
@@ -317,8 +314,6 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
         targets = self._binary_targets(y)
         if first:
             prior = np.full(Xd.shape[1], 1.0 / self.C)
-            if self.fit_intercept:
-                prior[-1] = INTERCEPT_PRIOR_PRECISION
             prior = np.diag(prior) if self.covariance == "full" else prior
             families = [self._initial_family(Xd.shape[1], None, prior) for _ in targets]
             self.n_iter_ = np.zeros(len(targets), dtype=np.int32)

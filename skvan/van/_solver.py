@@ -57,7 +57,7 @@ from sklearn.utils import check_random_state
 BETA_MAX = 1e100
 _ARMIJO = 1e-4
 _MAX_HALVINGS = 30
-_WINDOW = 5
+_WINDOW = 20
 
 VANResult = namedtuple(
     "VANResult",
