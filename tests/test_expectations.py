@@ -113,17 +113,66 @@ def test_monte_carlo_generic_path_equals_vectorised_linear_path(rng):
     np.testing.assert_allclose(fast.curvature, slow.curvature, rtol=1e-10)
 
 
-@pytest.mark.parametrize("sd, tol", [(0.1, 1e-10), (1.0, 1e-10), (3.0, 1e-4), (10.0, 3e-2)])
-def test_quadrature_accuracy_for_logistic_loss(sd, tol):
-    """The node-count accuracy claimed in skvan/expectations/_quadrature.py,
-    against 150-node quadrature."""
+def _logistic_funcs():
     loss = LogisticLoss()
-    m = np.linspace(-20, 20, 81)
+    return (lambda a: loss.loss(1.0, a), lambda a: loss.derivatives(1.0, a)[0],
+            lambda a: loss.derivatives(1.0, a)[1])
+
+
+def _reference(func, m, v):
+    """A much finer trapezoid rule: spacing min(0.02, 0.1 / sd) sd-units over +-12 sd."""
+    dz = min(0.02, 0.1 / np.sqrt(v.max()))
+    z = np.arange(-int(12 / dz), int(12 / dz) + 1) * dz
+    w = np.exp(-0.5 * z**2)
+    w /= w.sum()
+    return func(m[:, None] + np.sqrt(v)[:, None] * z) @ w
+
+
+@pytest.mark.parametrize("sd", [1e-4, 1e-3, 0.01, 0.03, 0.1, 0.2, 0.5, 0.8, 1.0, 3.0, 10.0, 50.0])
+def test_auto_rule_keeps_logistic_error_below_1e12(sd):
+    """The accuracy claimed in skvan/expectations/_quadrature.py."""
+    m = np.linspace(-20, 20, 161)
     v = np.full_like(m, sd**2)
-    for func in (lambda a: loss.loss(1.0, a), lambda a: loss.derivatives(1.0, a)[0],
-                 lambda a: loss.derivatives(1.0, a)[1]):
-        ref = gaussian_average(func, m, v, 150)
-        assert np.abs(gaussian_average(func, m, v) - ref).max() < tol
+    for func in _logistic_funcs():
+        assert np.abs(gaussian_average(func, m, v) - _reference(func, m, v)).max() < 1e-12
+
+
+@pytest.mark.parametrize("sd, tol", [(0.8, 1e-12), (3.0, 1e-4), (10.0, 3e-2)])
+def test_fixed_32_hermite_nodes_lose_accuracy_for_wide_predictors(sd, tol):
+    """Why "auto" switches to the trapezoid rule: 32 Gauss-Hermite nodes."""
+    m = np.linspace(-20, 20, 161)
+    v = np.full_like(m, sd**2)
+    errors = [np.abs(gaussian_average(f, m, v, 32) - _reference(f, m, v)).max() for f in _logistic_funcs()]
+    assert max(errors) < tol
+    if sd > 1:
+        assert max(errors) > 1e-8
+
+
+def test_auto_rule_node_counts():
+    from skvan.expectations import AUTO_NODES, MAX_GRID, gaussian_rule
+
+    for bound, k in AUTO_NODES:
+        assert gaussian_rule(bound)[0].size == k
+    assert gaussian_rule(3.0)[0].size == 103
+    assert gaussian_rule(1e6)[0].size == MAX_GRID
+    for sd in (0.0, 0.1, 3.0, 1e6):
+        z, w = gaussian_rule(sd)
+        assert np.isclose(w.sum(), 1.0) and np.all(w > 0)
+        assert np.isclose(w @ z**2, 1.0)  # unit variance
+
+
+def test_wide_rows_are_chunked_without_changing_results(rng, monkeypatch):
+    import skvan.expectations._quadrature as quad
+
+    m, v = rng.randn(1000), rng.uniform(0, 25, 1000) * (rng.rand(1000) < 0.5)
+    whole = quad.log_expected_sigmoid(m, v)
+    monkeypatch.setattr(quad, "_CHUNK", 1000)
+    chunked = quad.log_expected_sigmoid(m, v)
+    np.testing.assert_allclose(whole[0], chunked[0], rtol=1e-14)
+    # grouped rows give the same values as each row alone
+    for i in (0, 1, 2, 500):
+        alone = quad.log_expected_sigmoid(m[i : i + 1], v[i : i + 1])
+        assert np.isclose(alone[0][0], whole[0][i], rtol=1e-14)
 
 
 def test_log_expected_sigmoid_matches_monte_carlo_and_never_underflows(rng):
@@ -151,3 +200,14 @@ def test_make_expectation_names():
     assert make_expectation("mc", 5).n_mc_samples == 5
     with pytest.raises(ValueError, match="expectation must be"):
         make_expectation("laplace")
+
+
+
+def test_auto_quadrature_equals_many_fixed_nodes(rng):
+    obj = _problem(LogisticLoss(), rng)
+    for scale in (1e-4, 0.01, 0.1, 0.4):  # wider ones: 120 Hermite nodes are not exact
+        fam = _family("full", rng, scale=scale)
+        auto = GaussHermiteQuadrature()(obj, fam)
+        fixed = GaussHermiteQuadrature(120)(obj, fam)
+        assert np.isclose(auto.value, fixed.value, rtol=1e-11)
+        np.testing.assert_allclose(auto.gradient, fixed.gradient, rtol=1e-9, atol=1e-9)

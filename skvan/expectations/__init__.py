@@ -3,20 +3,29 @@
 from ._base import CURVATURES, ExpectationEstimator, Expectations, LinearPredictorExpectation
 from ._closed_form import ClosedForm
 from ._monte_carlo import MonteCarlo
-from ._quadrature import (DEFAULT_N_NODES, GaussHermiteQuadrature, gauss_hermite, gaussian_average,
-                          log_expected_sigmoid)
+from ._quadrature import (
+    AUTO_NODES,
+    MAX_GRID,
+    GaussHermiteQuadrature,
+    gaussian_average,
+    gaussian_rule,
+    hermite_rule,
+    log_expected_sigmoid,
+)
 
 __all__ = [
+    "AUTO_NODES",
     "CURVATURES",
     "ClosedForm",
-    "DEFAULT_N_NODES",
     "ExpectationEstimator",
     "Expectations",
     "GaussHermiteQuadrature",
     "LinearPredictorExpectation",
+    "MAX_GRID",
     "MonteCarlo",
-    "gauss_hermite",
     "gaussian_average",
+    "gaussian_rule",
+    "hermite_rule",
     "log_expected_sigmoid",
     "make_expectation",
 ]

@@ -66,10 +66,12 @@ class VANLinearModel(BaseEstimator):
         return make_family(self.covariance, mean, precision)
 
     def _beta_growth(self, n_samples):
+        """"auto": geometric growth for VO on the full data, constant otherwise
+        (minibatches need the running average; under VI beta is a damping weight)."""
         if self.beta_growth != "auto":
             return float(self.beta_growth)
         stochastic = self.batch_size is not None and self.batch_size < n_samples
-        return 1.0 if stochastic else AUTO_GROWTH_FULL_BATCH
+        return 1.0 if stochastic or self.objective == "vi" else AUTO_GROWTH_FULL_BATCH
 
     def _solve(self, objective, family, random_state, **overrides):
         """Run the shared solver on ``objective`` from ``family``; return its result."""

@@ -52,13 +52,14 @@ class FullGaussian:
 
     def __init__(self, mean, precision):
         self.mean = np.array(mean, dtype=np.float64)
-        self._set_precision(np.array(precision, dtype=np.float64))
+        self.set_precision(np.array(precision, dtype=np.float64))
 
     @property
     def n_params(self):
         return self.mean.shape[0]
 
-    def _set_precision(self, P, chol=None):
+    def set_precision(self, P, chol=None):
+        """Replace the precision (symmetrised, floored if not positive definite)."""
         P = 0.5 * (P + P.T)
         if chol is None:
             chol = _cholesky(P)
@@ -78,6 +79,10 @@ class FullGaussian:
             cov = linalg.cho_solve(self._chol, np.eye(self.n_params), check_finite=False)
             self._cov = 0.5 * (cov + cov.T)
         return self._cov
+
+    def logdet_precision(self):
+        """``log det P``."""
+        return 2.0 * float(np.sum(np.log(np.diag(self._chol[0]))))
 
     def marginal_variance(self):
         """Diagonal of the covariance."""
@@ -113,7 +118,7 @@ class FullGaussian:
         chol = _cholesky(P)
         if chol is None:
             P = keep * self.precision + beta * _psd_part(C)
-        self._set_precision(P, chol)
+        self.set_precision(P, chol)
 
     def copy(self):
         return FullGaussian(self.mean, self.precision)
@@ -148,13 +153,14 @@ class DiagonalGaussian:
 
     def __init__(self, mean, precision):
         self.mean = np.array(mean, dtype=np.float64)
-        self._set_precision(np.array(precision, dtype=np.float64))
+        self.set_precision(np.array(precision, dtype=np.float64))
 
     @property
     def n_params(self):
         return self.mean.shape[0]
 
-    def _set_precision(self, s):
+    def set_precision(self, s):
+        """Replace the precisions (floored at ``1e-12`` times the largest)."""
         top = max(float(np.max(s)), np.finfo(np.float64).tiny)
         self.precision = np.maximum(s, _EIG_FLOOR * top)
         self.version = getattr(self, "version", -1) + 1
@@ -163,6 +169,10 @@ class DiagonalGaussian:
     def covariance(self):
         """Variances ``1 / s``, shape ``(n_params,)``."""
         return 1.0 / self.precision
+
+    def logdet_precision(self):
+        """``log det P``."""
+        return float(np.sum(np.log(self.precision)))
 
     def marginal_variance(self):
         return 1.0 / self.precision
@@ -180,7 +190,7 @@ class DiagonalGaussian:
 
     def update_precision(self, curvature, beta, keep=1.0):
         """Set ``s <- keep * s + beta * c``, negative entries of ``c`` clipped to 0."""
-        self._set_precision(keep * self.precision + beta * np.clip(curvature, 0.0, None))
+        self.set_precision(keep * self.precision + beta * np.clip(curvature, 0.0, None))
 
     def copy(self):
         return DiagonalGaussian(self.mean, self.precision)

@@ -27,14 +27,22 @@ point mass for every practical purpose) it stops growing and the running sum is
 discounted, ``P <- P / g + beta_t C``, so the steps stay ``(g-1)/g`` of a Newton
 step instead of decaying.
 
-Line search
------------
-With deterministic expectations on the full data the solver checks each mean
-step on the VO objective itself: ``alpha_t`` is the largest of ``1, 1/2, 1/4, ...``
-with ``L(mu + alpha d) <= L(mu) + 1e-4 alpha E[grad f]^T d``, ``L`` the expected
-objective under the updated covariance. It is a safeguard (a Newton-like step
-on a flat or non-convex function may overshoot) and is inactive near the
-optimum of a smooth convex problem.
+Safeguards
+----------
+With deterministic expectations on the full data each step is checked on the
+objective being minimised (a Newton-like step on a flat, nearly separable or
+non-convex problem may overshoot; near the optimum of a smooth convex problem
+the first trial always passes):
+
+- ``vo``: the mean step is shortened, ``alpha_t`` the largest of ``1, 1/2, ...``
+  with ``L(mu + alpha d) <= L(mu) + 1e-4 alpha E[grad f]^T d``, ``L`` the expected
+  objective under the updated covariance.
+- ``vi``: the whole step (precision and mean) is redone with ``beta_t`` halved
+  until the VI objective ``E_q[f] + 1/2 log det P`` (``E_q[f] - H(q)`` up to a
+  constant) does not increase; ``alpha_t`` records the factor on ``beta_t``.
+
+If no factor ``>= 2^-30`` (``vo``) or ``>= 2^-10`` (``vi``) passes, ``q`` stays
+put and the iteration does not count towards convergence.
 
 Convergence
 -----------
@@ -57,6 +65,7 @@ from sklearn.utils import check_random_state
 BETA_MAX = 1e100
 _ARMIJO = 1e-4
 _MAX_HALVINGS = 30
+_MAX_VI_HALVINGS = 11
 _WINDOW = 20
 
 VANResult = namedtuple(
@@ -98,7 +107,8 @@ class VANSolver:
     batch_size : int or None, default=None
         Rows per stochastic step (sVAN); None uses all rows.
     line_search : bool or None, default=None
-        None enables it when expectations are deterministic and the batch is full.
+        Safeguard each step (module docstring). None enables it when expectations
+        are deterministic and the batch is full.
     random_state : int, RandomState or None
     verbose : int, default=0
     warn : bool, default=True
@@ -209,21 +219,44 @@ class VANSolver:
         return finite
 
     def update_precision(self):
-        """Apply the precision update; sets ``beta_t`` and changes ``family.precision``."""
-        self.beta_t, keep = self.schedule(self.iteration)
-        self.family.update_precision(self.expect.curvature, self.beta_t, keep)
+        """Apply the precision update; sets ``beta_t``, ``keep_t`` and changes
+        ``family.precision`` (keeping the previous one in ``previous_precision``)."""
+        self.beta_t, self.keep_t = self.schedule(self.iteration)
+        self.previous_precision = self.family.precision
+        self.family.update_precision(self.expect.curvature, self.beta_t, self.keep_t)
 
     def update_mean(self):
-        """Move the mean along ``-beta_t P^-1 E[grad f]`` (shortened by the line
-        search if active); sets ``step`` (the change of the mean) and ``alpha``."""
-        direction = -self.beta_t * self.family.solve(self.expect.gradient)
+        """Move the mean along ``-beta_t P^-1 E[grad f]``, safeguarded if active
+        (module docstring); sets ``step`` (the change of the mean) and ``alpha``."""
         mean = self.family.mean
-        alpha = 1.0
-        if self.line_search:
-            alpha = self._line_search(mean, direction)
+        if self.line_search and self.objective_kind == "vi":
+            return self._vi_backtrack(mean)
+        direction = -self.beta_t * self.family.solve(self.expect.gradient)
+        alpha = self._line_search(mean, direction) if self.line_search else 1.0
         self.step = alpha * direction
         self.alpha = alpha
         self.family.mean = mean + self.step
+
+    def _vi_backtrack(self, mean):
+        fam, obj, C = self.family, self.batch_objective, self.expect.curvature
+        previous = type(fam)(mean, self.previous_precision)
+        ref = self.expect.value + 0.5 * previous.logdet_precision()
+        slack = 16 * np.finfo(np.float64).eps * abs(ref)
+        factor = 1.0
+        for _ in range(_MAX_VI_HALVINGS):
+            beta = factor * self.beta_t
+            if factor < 1.0:
+                fam.set_precision(self.previous_precision)
+                fam.update_precision(C, beta, 1.0 - beta)
+            trial = mean - beta * fam.solve(self.expect.gradient)
+            value = self.expectation.value(obj, fam, trial) + 0.5 * fam.logdet_precision()
+            if np.isfinite(value) and value <= ref + slack:
+                self.step, self.alpha = trial - mean, factor
+                fam.mean = trial
+                return
+            factor *= 0.5
+        fam.set_precision(self.previous_precision)  # no acceptable step: q stays put
+        self.step, self.alpha = np.zeros_like(mean), 0.0
 
     def _line_search(self, mean, direction):
         value = self.expectation.value
@@ -237,7 +270,7 @@ class VANSolver:
             if np.isfinite(trial) and trial <= ref + _ARMIJO * alpha * min(slope, 0.0) + slack:
                 return alpha
             alpha *= 0.5
-        return alpha
+        return 0.0
 
     def check_convergence(self):
         """Record the iteration and set ``converged`` (see the module docstring)."""
@@ -254,7 +287,9 @@ class VANSolver:
                 f"step={d:.3e}  beta={self.beta_t:.3g}  alpha={self.alpha:.3g}"
             )
         steps = [h["step"] for h in self.history[-(_WINDOW + 1) :]]
-        if d == 0.0:
+        if self.alpha == 0.0:  # failed line search: no information about convergence
+            self.converged = False
+        elif d == 0.0:
             self.converged = True
         elif len(steps) > 1 and steps[0] > 0 and d < steps[0]:
             k = len(steps) - 1
