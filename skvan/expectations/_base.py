@@ -33,10 +33,12 @@ class ExpectationEstimator(ABC):
     def __call__(self, objective, family, curvature="exact", random_state=None):
         """Return :class:`Expectations` of ``objective`` under ``family``."""
 
-    def value(self, objective, family, mean):
+    def value(self, objective, family, mean, curvature=None):
         """Return ``E_q[f]`` for ``q`` with ``family``'s covariance centred at ``mean``.
 
-        Only deterministic estimators provide it.
+        Only deterministic estimators provide it. With ``curvature`` ("exact" or
+        "gauss_newton") an estimator may also prepare the derivatives, so that a
+        following call with the family moved to ``mean`` costs no second pass.
         """
         raise NotImplementedError(f"{type(self).__name__} does not provide deterministic values.")
 
@@ -55,6 +57,7 @@ class LinearPredictorExpectation(ExpectationEstimator):
 
     def __init__(self):
         self._cache = (None, None, None, None)
+        self._raw_cache = (None, None, None, None, None)
 
     def check_objective(self, objective):
         if not isinstance(objective, LinearModelObjective):
@@ -83,10 +86,20 @@ class LinearPredictorExpectation(ExpectationEstimator):
             return 0.0, np.zeros(n), np.zeros(n)
         return objective.penalty.expectation(mean, family.marginal_variance())
 
+    def _raw_at(self, objective, family, mean, need):
+        """Per-sample integrals at ``mean``, reusing those a ``value(..., curvature)``
+        call prepared for the same objective, covariance and mean."""
+        obj, version, cached_mean, cached_need, raw = self._raw_cache
+        if (obj is objective and version == family.version and cached_need == need
+                and np.array_equal(cached_mean, mean)):
+            return raw
+        raw = self._raw(objective, objective.X @ mean, self._variance(objective, family), need)
+        if need != "value":
+            self._raw_cache = (objective, family.version, mean.copy(), need, raw)
+        return raw
+
     def __call__(self, objective, family, curvature="exact", random_state=None):
-        m = objective.X @ family.mean
-        v = self._variance(objective, family)
-        e0, e1, e2 = self._raw(objective, m, v, curvature)
+        e0, e1, e2 = self._raw_at(objective, family, family.mean, curvature)
         p0, p1, p2 = self._penalty(objective, family, family.mean)
         value = float(np.dot(objective.weights, e0)) + p0
         gradient = objective.data_gradient(e1) + p1
@@ -97,8 +110,6 @@ class LinearPredictorExpectation(ExpectationEstimator):
             C[np.diag_indices_from(C)] += p2
         return Expectations(value, gradient, C)
 
-    def value(self, objective, family, mean):
-        m = objective.X @ mean
-        v = self._variance(objective, family)
-        e0 = self._raw(objective, m, v, "value")[0]
+    def value(self, objective, family, mean, curvature=None):
+        e0 = self._raw_at(objective, family, mean, curvature or "value")[0]
         return float(np.dot(objective.weights, e0)) + self._penalty(objective, family, mean)[0]

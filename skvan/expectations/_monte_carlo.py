@@ -37,8 +37,8 @@ class MonteCarlo(ExpectationEstimator):
     def _linear(self, objective, family, thetas, curvature):
         A = objective.X @ thetas.T
         y = objective.y[:, None]
-        d1, d2 = objective.loss.derivatives(y, A)
-        e0 = objective.loss.loss(y, A).mean(axis=1)
+        d0, d1, d2 = objective.loss.loss_derivatives(y, A)
+        e0 = d0.mean(axis=1)
         e2 = (d1**2 if curvature == "gauss_newton" else d2).mean(axis=1)
         value = float(np.dot(objective.weights, e0))
         gradient = objective.data_gradient(d1.mean(axis=1))

@@ -165,9 +165,11 @@ class GaussHermiteQuadrature(LinearPredictorExpectation):
         for s, z, w in _groups(v, self.n_nodes):
             a = m[s, None] + sd[s, None] * z
             y = objective.y[s, None]
-            e0[s] = loss.loss(y, a) @ w
-            if need != "value":
-                d1, d2 = loss.derivatives(y, a)
-                e1[s] = d1 @ w
-                e2[s] = (d1**2 if need == "gauss_newton" else d2) @ w
+            if need == "value":
+                e0[s] = loss.loss(y, a) @ w
+                continue
+            d0, d1, d2 = loss.loss_derivatives(y, a)
+            e0[s] = d0 @ w
+            e1[s] = d1 @ w
+            e2[s] = (d1**2 if need == "gauss_newton" else d2) @ w
         return e0, e1, e2

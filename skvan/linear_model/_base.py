@@ -57,12 +57,24 @@ class VANLinearModel(BaseEstimator):
             return np.hstack([X, np.ones((X.shape[0], 1))])
         return X
 
-    def _initial_family(self, n_params, mean=None, precision=None):
-        """The starting ``q``: ``N(mean, precision^-1)``, by default ``N(0, I)``."""
+    def _initial_family(self, X_design, sample_weight, mean=None, precision=None):
+        """The starting ``q = N(mean, precision^-1)``.
+
+        By default ``N(0, s^2 I)`` with ``s^2 = sum_i w_i / sum_i w_i ||x_i||^2``: each
+        linear predictor then has unit variance on (weighted) average, whatever the
+        scale of the features (a unit-width start where the loss lives).
+        """
+        n_params = X_design.shape[1]
         if mean is None:
             mean = np.zeros(n_params)
         if precision is None:
-            precision = np.eye(n_params) if self.covariance == "full" else np.ones(n_params)
+            total = float(np.sum(sample_weight))
+            scale = float(sample_weight @ np.einsum("ij,ij->i", X_design, X_design))
+            scale = scale / total if total > 0 else np.nan
+            scale = scale if np.isfinite(scale) and scale > 0 else 1.0
+            precision = np.full(n_params, scale)
+            if self.covariance == "full":
+                precision = np.diag(precision)
         return make_family(self.covariance, mean, precision)
 
     def _beta_growth(self, n_samples):

@@ -72,7 +72,8 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
         ``tol`` times its largest entry, ``>= 0``.
     warm_start : bool, default=False
         Start ``fit`` from the previous ``coef_`` and ``intercept_`` (the precision
-        restarts from the identity, since a VO precision is that of a collapsed ``q``).
+        restarts from its initial value, since a VO precision is that of a
+        collapsed ``q``).
     random_state : int, RandomState instance or None, default=None
         Seeds Monte Carlo draws and minibatch order.
     verbose : int, default=0
@@ -251,7 +252,7 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
         families, n_iter = [], []
         for k, y_pm in enumerate(self._binary_targets(y)):
             objective = self._objective(Xd, y_pm, sample_weight)
-            family = self._initial_family(Xd.shape[1], previous[k] if previous else None)
+            family = self._initial_family(Xd, sample_weight, previous[k] if previous else None)
             result = self._solve(objective, family, rng)
             families.append(result.family)
             n_iter.append(result.n_iter)
@@ -315,7 +316,7 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
         if first:
             prior = np.full(Xd.shape[1], 1.0 / self.C)
             prior = np.diag(prior) if self.covariance == "full" else prior
-            families = [self._initial_family(Xd.shape[1], None, prior) for _ in targets]
+            families = [self._initial_family(Xd, sample_weight, None, prior) for _ in targets]
             self.n_iter_ = np.zeros(len(targets), dtype=np.int32)
         else:
             families = self._families()

@@ -34,6 +34,14 @@ class LogisticLoss:
         p = expit(-y * a)
         return -y * p, p * (1.0 - p)
 
+    def loss_derivatives(self, y, a):
+        """Return ``(l, l', l'')`` sharing one exponential: with ``z = -y a``,
+        ``l = log(1 + e^z)`` and ``sigmoid(z) = exp(z - l)``."""
+        z = -y * a
+        loss = np.logaddexp(0.0, z)
+        p = np.exp(z - loss)
+        return loss, -y * p, p * (1.0 - p)
+
 
 class SquaredLoss:
     """Half squared error ``l(y, a) = (y - a)^2 / 2``.
@@ -53,6 +61,11 @@ class SquaredLoss:
         """Return ``(a - y, 1)``."""
         r = a - y
         return r, np.ones_like(r)
+
+    def loss_derivatives(self, y, a):
+        """Return ``(l, l', l'')``."""
+        r = a - y
+        return 0.5 * r**2, r, np.ones_like(r)
 
     def gaussian_expectation(self, y, m, v):
         """Return ``E[l], E[l'], E[l''], E[l'^2]`` for ``a ~ N(m, v)`` in closed form."""

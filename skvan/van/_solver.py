@@ -34,9 +34,11 @@ objective being minimised (a Newton-like step on a flat, nearly separable or
 non-convex problem may overshoot; near the optimum of a smooth convex problem
 the first trial always passes):
 
-- ``vo``: the mean step is shortened, ``alpha_t`` the largest of ``1, 1/2, ...``
-  with ``L(mu + alpha d) <= L(mu) + 1e-4 alpha E[grad f]^T d``, ``L`` the expected
-  objective under the updated covariance.
+- ``vo``: the full step is taken if the VO objective does not increase,
+  ``L_{t+1}(mu + d) <= L_t(mu) + 1e-4 E[grad f]^T d`` (``L_t`` the expected
+  objective under the covariance of iteration ``t``, known from the last pass);
+  otherwise the mean step is shortened, ``alpha_t`` the largest of ``1, 1/2, ...``
+  with ``L_{t+1}(mu + alpha d) <= L_{t+1}(mu) + 1e-4 alpha E[grad f]^T d``.
 - ``vi``: the whole step (precision and mean) is redone with ``beta_t`` halved
   until the VI objective ``E_q[f] + 1/2 log det P`` (``E_q[f] - H(q)`` up to a
   constant) does not increase; ``alpha_t`` records the factor on ``beta_t``.
@@ -249,7 +251,8 @@ class VANSolver:
                 fam.set_precision(self.previous_precision)
                 fam.update_precision(C, beta, 1.0 - beta)
             trial = mean - beta * fam.solve(self.expect.gradient)
-            value = self.expectation.value(obj, fam, trial) + 0.5 * fam.logdet_precision()
+            value = self.expectation.value(obj, fam, trial, self.curvature)
+            value += 0.5 * fam.logdet_precision()
             if np.isfinite(value) and value <= ref + slack:
                 self.step, self.alpha = trial - mean, factor
                 fam.mean = trial
@@ -261,13 +264,19 @@ class VANSolver:
     def _line_search(self, mean, direction):
         value = self.expectation.value
         obj, fam = self.batch_objective, self.family
-        slope = float(np.dot(self.expect.gradient, direction))
+        slope = min(float(np.dot(self.expect.gradient, direction)), 0.0)
+        # First trial, against the value before the step (known, no extra pass):
+        # this keeps the VO objective decreasing along the iterates.
+        full = value(obj, fam, mean + direction, self.curvature)
+        slack = 16 * np.finfo(np.float64).eps * abs(self.expect.value)
+        if np.isfinite(full) and full <= self.expect.value + _ARMIJO * slope + slack:
+            return 1.0
         ref = value(obj, fam, mean)
         slack = 16 * np.finfo(np.float64).eps * abs(ref)
         alpha = 1.0
         for _ in range(_MAX_HALVINGS):
-            trial = value(obj, fam, mean + alpha * direction)
-            if np.isfinite(trial) and trial <= ref + _ARMIJO * alpha * min(slope, 0.0) + slack:
+            trial = full if alpha == 1.0 else value(obj, fam, mean + alpha * direction)
+            if np.isfinite(trial) and trial <= ref + _ARMIJO * alpha * slope + slack:
                 return alpha
             alpha *= 0.5
         return 0.0
