@@ -45,8 +45,9 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
     beta_growth : float or "auto", default="auto"
         ``beta_t = beta * beta_growth**t``, ``>= 1``. ``1`` is the paper's constant
         step (sublinear convergence, averages minibatch noise); ``g > 1`` makes each
-        mean step ``(g-1)/g`` of a Newton step (linear convergence). "auto" is 10
-        on the full data and 1 with minibatches.
+        mean step ``(g-1)/g`` of a Newton step (linear convergence). "auto" is 100
+        for ``objective="vo"`` on the full data, and 1 with minibatches or under
+        ``objective="vi"`` (where ``beta`` is a damping weight).
     covariance : {"full", "diag"}, default="full"
         Full covariance (VAN) or diagonal (VAN-D, cheaper for many features but
         slower to converge on correlated features).
