@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .._blocks import row_blocks
 from ._base import Objective
 
 
@@ -73,17 +74,27 @@ class LinearModelObjective(Objective):
         return self.X.T @ (self.weights * raw_gradient)
 
     def data_curvature(self, raw_curvature, diagonal=False):
-        """Return ``X^T diag(scale * w * raw_curvature) X``, or only its diagonal."""
+        """Return ``X^T diag(scale * w * raw_curvature) X``, or only its diagonal.
+
+        Accumulated over row blocks; with ``d >= 0`` each block is the symmetric
+        rank-k product ``X_d^T X_d``, ``X_d = sqrt(d) X``.
+        """
         d = self.weights * raw_curvature
+        X = self.X
         if diagonal:
             if self._X_squared is None:
-                self._X_squared = self.X**2
+                self._X_squared = X**2
             return self._X_squared.T @ d
-        if np.all(d >= 0):
-            # symmetric rank-k product: X_d^T X_d with X_d = sqrt(d) X
-            Xd = self.X * np.sqrt(d)[:, None]
-            return Xd.T @ Xd
-        return self.X.T @ (self.X * d[:, None])
+        H = np.zeros((self.n_params, self.n_params))
+        psd = bool(np.all(d >= 0))
+        root = np.sqrt(d) if psd else None
+        for rows in row_blocks(X.shape[0], X.shape[1]):
+            if psd:
+                Xd = X[rows] * root[rows, None]
+                H += Xd.T @ Xd
+            else:
+                H += X[rows].T @ (X[rows] * d[rows, None])
+        return H
 
     # -- pointwise interface ------------------------------------------------------
     def value(self, theta):

@@ -35,11 +35,14 @@ class LogisticLoss:
         return -y * p, p * (1.0 - p)
 
     def loss_derivatives(self, y, a):
-        """Return ``(l, l', l'')`` sharing one exponential: with ``z = -y a``,
-        ``l = log(1 + e^z)`` and ``sigmoid(z) = exp(z - l)``."""
+        """Return ``(l, l', l'')`` from one exponential: with ``z = -y a`` and
+        ``e = exp(-|z|)``, ``l = max(z, 0) + log1p(e)`` and ``sigmoid(z)`` is
+        ``1 / (1 + e)`` for ``z >= 0``, ``e / (1 + e)`` otherwise."""
         z = -y * a
-        loss = np.logaddexp(0.0, z)
-        p = np.exp(z - loss)
+        e = np.exp(-np.abs(z))
+        loss = np.maximum(z, 0.0) + np.log1p(e)
+        inv = 1.0 / (1.0 + e)
+        p = np.where(z >= 0, inv, e * inv)
         return loss, -y * p, p * (1.0 - p)
 
 

@@ -20,6 +20,9 @@ is always invertible.
 
 import numpy as np
 from scipy import linalg
+from scipy.linalg import blas
+
+from .._blocks import row_blocks
 
 _EIG_FLOOR = 1e-12
 
@@ -70,6 +73,7 @@ class FullGaussian:
         self.precision = P
         self._chol = chol
         self._cov = None
+        self._chol_inv = None
         self.version = getattr(self, "version", -1) + 1
 
     @property
@@ -89,8 +93,18 @@ class FullGaussian:
         return np.diag(self.covariance).copy()
 
     def predictor_variance(self, X):
-        """``x_i^T Sigma x_i`` for each row of ``X``."""
-        return np.maximum(np.einsum("ij,ij->i", X @ self.covariance, X), 0.0)
+        """``x_i^T Sigma x_i = ||L^-1 x_i||^2`` for each row of ``X`` (``P = L L^T``),
+        by a triangular product in row blocks."""
+        if self._chol_inv is None:
+            self._chol_inv = linalg.solve_triangular(
+                self._chol[0], np.eye(self.n_params), lower=True, check_finite=False
+            )
+        X = np.asarray(X, dtype=np.float64)
+        v = np.empty(X.shape[0])
+        for rows in row_blocks(X.shape[0], X.shape[1]):
+            Z = blas.dtrmm(1.0, self._chol_inv, X[rows], side=1, lower=1, trans_a=1)
+            v[rows] = np.einsum("ij,ij->i", Z, Z)
+        return v
 
     def solve(self, g):
         """Return ``precision^-1 g``."""
