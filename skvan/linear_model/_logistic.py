@@ -100,7 +100,7 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
         VAN iterations run for each binary model.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when ``X`` has string column names.
 
     See Also
