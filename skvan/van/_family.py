@@ -41,7 +41,23 @@ def _floor_spectrum(P):
     return (V * w) @ V.T
 
 
-class FullGaussian:
+class _Gaussian:
+    """What both families share: a mean, a precision set through ``set_precision``
+    (which bumps ``version``, the key of cached predictor variances)."""
+
+    def __init__(self, mean, precision):
+        self.mean = np.array(mean, dtype=np.float64)
+        self.set_precision(np.array(precision, dtype=np.float64))
+
+    @property
+    def n_params(self):
+        return self.mean.shape[0]
+
+    def copy(self):
+        return type(self)(self.mean, self.precision)
+
+
+class FullGaussian(_Gaussian):
     """Gaussian with a full covariance matrix (the paper's VAN).
 
     Parameters
@@ -52,14 +68,6 @@ class FullGaussian:
     """
 
     diagonal = False
-
-    def __init__(self, mean, precision):
-        self.mean = np.array(mean, dtype=np.float64)
-        self.set_precision(np.array(precision, dtype=np.float64))
-
-    @property
-    def n_params(self):
-        return self.mean.shape[0]
 
     def set_precision(self, P, chol=None):
         """Replace the precision (symmetrised, floored if not positive definite)."""
@@ -134,8 +142,6 @@ class FullGaussian:
             P = keep * self.precision + beta * _psd_part(C)
         self.set_precision(P, chol)
 
-    def copy(self):
-        return FullGaussian(self.mean, self.precision)
 
 
 def _cholesky(P):
@@ -153,7 +159,7 @@ def _cholesky(P):
     return chol
 
 
-class DiagonalGaussian:
+class DiagonalGaussian(_Gaussian):
     """Mean-field Gaussian with a diagonal covariance (the paper's VAN-D).
 
     Parameters
@@ -164,14 +170,6 @@ class DiagonalGaussian:
     """
 
     diagonal = True
-
-    def __init__(self, mean, precision):
-        self.mean = np.array(mean, dtype=np.float64)
-        self.set_precision(np.array(precision, dtype=np.float64))
-
-    @property
-    def n_params(self):
-        return self.mean.shape[0]
 
     def set_precision(self, s):
         """Replace the precisions (floored at ``1e-12`` times the largest)."""
@@ -206,8 +204,6 @@ class DiagonalGaussian:
         """Set ``s <- keep * s + beta * c``, negative entries of ``c`` clipped to 0."""
         self.set_precision(keep * self.precision + beta * np.clip(curvature, 0.0, None))
 
-    def copy(self):
-        return DiagonalGaussian(self.mean, self.precision)
 
 
 def make_family(covariance, mean, precision):
