@@ -211,3 +211,23 @@ def test_auto_quadrature_equals_many_fixed_nodes(rng):
         fixed = GaussHermiteQuadrature(120)(obj, fam)
         assert np.isclose(auto.value, fixed.value, rtol=1e-11)
         np.testing.assert_allclose(auto.gradient, fixed.gradient, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["full", "diag"])
+def test_closed_form_quadratic_objective_equals_the_linear_path(kind, rng):
+    """The O(p^3) sufficient-statistics path and the O(n p^2) per-sample path of the
+    same penalised least squares give the same expectations."""
+    from skvan.objectives import L1Penalty, QuadraticObjective
+
+    X, y = rng.randn(200, 4), rng.randn(200)
+    pen = L1Penalty(np.array([3.0, 0.0, 1.0, 2.0]))
+    fam = _family(kind, rng)
+    for curvature in ("exact", "gauss_newton"):
+        a = ClosedForm()(QuadraticObjective.from_data(X, y, penalty=pen), fam, curvature)
+        b = ClosedForm()(LinearModelObjective(X, y, SquaredLoss(), penalty=pen), fam, "exact")
+        assert np.isclose(a.value, b.value, rtol=1e-12)
+        np.testing.assert_allclose(a.gradient, b.gradient, rtol=1e-10, atol=1e-10)
+        if curvature == "exact":
+            np.testing.assert_allclose(a.curvature, b.curvature, rtol=1e-10, atol=1e-10)
+        est = ClosedForm()
+        assert np.isclose(est.value(QuadraticObjective.from_data(X, y, penalty=pen), fam, fam.mean), a.value)

@@ -91,3 +91,56 @@ def test_l2_penalty_expectation_matches_monte_carlo(rng):
     assert abs(value - mc) < 0.02 * value
     np.testing.assert_allclose(grad, pen.strength * draws.mean(0), atol=0.01)
     np.testing.assert_allclose(curv, pen.strength)
+
+
+def test_l1_penalty_expectation_matches_monte_carlo(rng):
+    from skvan.objectives import L1Penalty
+
+    pen = L1Penalty(np.array([1.0, 2.0, 0.5, 0.0]))
+    mean, var = np.array([0.3, -1.0, 0.0, 2.0]), np.array([0.5, 0.1, 2.0, 1.0])
+    draws = mean + np.sqrt(var) * rng.randn(400_000, 4)
+    value, grad, curv = pen.expectation(mean, var)
+    assert abs(value - (np.abs(draws) @ pen.strength).mean()) < 5e-3
+    np.testing.assert_allclose(grad, pen.strength * np.sign(draws).mean(0), atol=5e-3)
+    # Price's theorem: E[d^2 |t|] = 2 d E|t| / d var
+    h = 1e-6
+    for j in range(3):
+        dv = np.zeros(4)
+        dv[j] = h
+        up = pen.expectation(mean, var + dv)[0]
+        down = pen.expectation(mean, var - dv)[0]
+        assert np.isclose(curv[j], 2 * (up - down) / (2 * h), rtol=1e-5)
+        dm = np.zeros(4)
+        dm[j] = h
+        assert np.isclose(grad[j], (pen.expectation(mean + dm, var)[0] - pen.expectation(mean - dm, var)[0]) / (2 * h), rtol=1e-5)
+
+
+def test_l1_majorizer_curvature_bounds_the_expectation(rng):
+    """The gauss_newton curvature is that of a quadratic upper bound of E|theta|
+    touching it at the current mean: E|t| at mean + d stays below the bound."""
+    from skvan.objectives import L1Penalty
+
+    pen = L1Penalty(np.ones(1))
+    for m, v in [(0.0, 1.0), (2.0, 0.01), (-0.3, 0.5)]:
+        c = np.sqrt(m**2 + v)
+        curv = pen.expectation(np.array([m]), np.array([v]), "gauss_newton")[2][0]
+        assert np.isclose(curv, 1 / c)
+        for d in np.linspace(-3, 3, 13):
+            bound = ((m + d) ** 2 + v + c**2) / (2 * c)
+            assert pen.expectation(np.array([m + d]), np.array([v]))[0] <= bound + 1e-12
+
+
+def test_quadratic_objective_equals_least_squares(rng):
+    from skvan.objectives import L1Penalty, QuadraticObjective
+
+    X, y, w = rng.randn(50, 4), rng.randn(50), rng.uniform(0.5, 2, 50)
+    pen = L1Penalty(np.array([1.0, 0.0, 2.0, 0.5]))
+    quad = QuadraticObjective.from_data(X, y, w, pen)
+    lin = LinearModelObjective(X, y, SquaredLoss(), w, pen)
+    for _ in range(3):
+        theta = rng.randn(4)
+        assert np.isclose(quad.value(theta), lin.value(theta))
+        np.testing.assert_allclose(quad.gradient(theta), lin.gradient(theta))
+        np.testing.assert_allclose(quad.hessian(theta), lin.hessian(theta))
+    half = quad.scaled(0.5)
+    assert np.isclose(half.value(theta), 0.5 * quad.value(theta))

@@ -80,11 +80,11 @@ class LinearPredictorExpectation(ExpectationEstimator):
         self._cache = (objective, family, family.version, v)
         return v
 
-    def _penalty(self, objective, family, mean):
+    def _penalty(self, objective, family, mean, curvature="exact"):
         if objective.penalty is None:
             n = objective.n_params
             return 0.0, np.zeros(n), np.zeros(n)
-        return objective.penalty.expectation(mean, family.marginal_variance())
+        return objective.penalty.expectation(mean, family.marginal_variance(), curvature)
 
     def _raw_at(self, objective, family, mean, need):
         """Per-sample integrals at ``mean``, reusing those a ``value(..., curvature)``
@@ -100,7 +100,7 @@ class LinearPredictorExpectation(ExpectationEstimator):
 
     def __call__(self, objective, family, curvature="exact", random_state=None):
         e0, e1, e2 = self._raw_at(objective, family, family.mean, curvature)
-        p0, p1, p2 = self._penalty(objective, family, family.mean)
+        p0, p1, p2 = self._penalty(objective, family, family.mean, curvature)
         value = float(np.dot(objective.weights, e0)) + p0
         gradient = objective.data_gradient(e1) + p1
         C = objective.data_curvature(e2, diagonal=family.diagonal)

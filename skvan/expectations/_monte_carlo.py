@@ -44,7 +44,7 @@ class MonteCarlo(ExpectationEstimator):
         gradient = objective.data_gradient(d1.mean(axis=1))
         C = objective.data_curvature(e2, diagonal=family.diagonal)
         if objective.penalty is not None:
-            p0, p1, p2 = objective.penalty.expectation(family.mean, family.marginal_variance())
+            p0, p1, p2 = objective.penalty.expectation(family.mean, family.marginal_variance(), curvature)
             value += p0
             gradient = gradient + p1
             if family.diagonal:

@@ -6,6 +6,15 @@ Objectives know nothing about the Gaussian ``q``; see :mod:`skvan.expectations`.
 from ._base import Objective
 from ._linear import LinearModelObjective
 from ._losses import LogisticLoss, SquaredLoss
-from ._penalties import L2Penalty
+from ._penalties import L1Penalty, L2Penalty
+from ._quadratic import QuadraticObjective
 
-__all__ = ["L2Penalty", "LinearModelObjective", "LogisticLoss", "Objective", "SquaredLoss"]
+__all__ = [
+    "L1Penalty",
+    "L2Penalty",
+    "LinearModelObjective",
+    "LogisticLoss",
+    "Objective",
+    "QuadraticObjective",
+    "SquaredLoss",
+]
