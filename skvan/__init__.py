@@ -6,7 +6,8 @@ Hessians.
 """
 
 from .linear_model import VANLogisticRegression
+from .optimize import minimize
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["VANLogisticRegression", "__version__"]
+__all__ = ["VANLogisticRegression", "__version__", "minimize"]

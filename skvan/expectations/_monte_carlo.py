@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..objectives import LinearModelObjective
+from ..objectives import FunctionObjective, LinearModelObjective
 from ._base import Expectations, ExpectationEstimator
 
 
@@ -29,10 +29,58 @@ class MonteCarlo(ExpectationEstimator):
     def __call__(self, objective, family, curvature="exact", random_state=None):
         if random_state is None:
             random_state = np.random.default_rng()
+        if isinstance(objective, FunctionObjective):
+            return self._function(objective, family, curvature, random_state)
         thetas = family.sample(self.n_mc_samples, random_state)
         if isinstance(objective, LinearModelObjective):
             return self._linear(objective, family, thetas, curvature)
         return self._generic(objective, family, thetas, curvature)
+
+    def _function(self, objective, family, curvature, rng):
+        """The three oracles on antithetic pairs ``mean +- A z`` (``A A^T = Sigma``).
+
+        - order 2: averages of ``grad f`` and ``hess f`` (or ``g g^T``).
+        - order 1: ``E[grad f]`` averaged; ``E[hess f] = Sigma^-1 E[(theta - mu) grad f^T]``
+          (Bonnet/Price), i.e. ``L E[z (g(mu + A z) - g(mu - A z))^T / 2]``, symmetrised.
+        - order 0: with ``d = (f(mu + A z) - f(mu - A z)) / 2`` and the baseline
+          ``s = (f(mu + A z) + f(mu - A z)) / 2 - f(mu)``: ``E[grad f] = L E[z d]``
+          and ``E[hess f] = L E[(z z^T - I) s] L^T`` (Gaussian score-function
+          identities; antithetic pairs and the baseline remove the constant and
+          odd parts of the noise).
+        """
+        half = max(1, self.n_mc_samples // 2)
+        Z = rng.standard_normal((half, family.n_params))
+        E = family.scale_noise(Z)
+        mu = family.mean
+        plus, minus = mu + E, mu - E
+        diag = family.diagonal
+        if objective.order == 0:
+            f0 = objective.values(mu[None])[0]
+            fp, fm = objective.values(plus), objective.values(minus)
+            d, s = 0.5 * (fp - fm), 0.5 * (fp + fm) - f0
+            gradient = family.unwhiten(Z.T @ d / half)
+            if diag:
+                C = family.unwhiten(family.unwhiten(((Z**2 - 1.0) * s[:, None]).mean(0)))
+            else:
+                W = (Z.T * s) @ Z / half - s.mean() * np.eye(family.n_params)
+                C = family.unwhiten(family.unwhiten(W).T)
+            return Expectations(float(0.5 * (fp + fm).mean()), gradient, C)
+        points = np.vstack([plus, minus])
+        values, grads = objective.values_gradients(points)
+        gradient = grads.mean(0)
+        if curvature == "gauss_newton":
+            C = (grads**2).mean(0) if diag else grads.T @ grads / len(grads)
+        elif objective.order == 2:
+            H = objective.hessians(points)
+            C = np.einsum("kii->i", H) / len(H) if diag else H.mean(0)
+        else:
+            W = Z.T @ (0.5 * (grads[:half] - grads[half:])) / half
+            if diag:
+                C = family.unwhiten(np.diag(W))
+            else:
+                C = family.unwhiten(W)
+                C = 0.5 * (C + C.T)
+        return Expectations(float(values.mean()), gradient, C)
 
     def _linear(self, objective, family, thetas, curvature):
         A = objective.X @ thetas.T

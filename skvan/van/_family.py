@@ -118,15 +118,21 @@ class FullGaussian(_Gaussian):
         """Return ``precision^-1 g``."""
         return linalg.cho_solve(self._chol, g, check_finite=False)
 
-    def sample(self, n_samples, random_state):
-        """Draw ``n_samples`` parameter vectors, shape ``(n_samples, n_params)``.
+    def scale_noise(self, Z):
+        """Rows ``A z`` with ``A = L^-T`` (``precision = L L^T``): standard normal rows
+        ``z`` become draws of ``theta - mean``, since ``A A^T = precision^-1``."""
+        return linalg.solve_triangular(self._chol[0], Z.T, lower=True, trans="T", check_finite=False).T
 
-        ``theta = mean + L^-T eps`` with ``precision = L L^T`` and ``eps`` standard
-        normal, so that ``cov(theta) = precision^-1``.
-        """
+    def unwhiten(self, M):
+        """``L M``: maps whitened quantities back (``A^-T = L``); ``M`` is a vector or
+        a matrix whose rows are whitened coordinates."""
+        return np.tril(self._chol[0]) @ M
+
+    def sample(self, n_samples, random_state):
+        """Draw ``n_samples`` parameter vectors, shape ``(n_samples, n_params)``:
+        ``theta = mean + L^-T eps``, ``eps`` standard normal."""
         eps = random_state.standard_normal((self.n_params, n_samples))
-        z = linalg.solve_triangular(self._chol[0], eps, lower=True, trans="T", check_finite=False)
-        return self.mean[None, :] + z.T
+        return self.mean[None, :] + self.scale_noise(eps.T)
 
     def update_precision(self, curvature, beta, keep=1.0):
         """Set ``P <- keep * P + beta * C`` for an ``(n_params, n_params)`` curvature ``C``.
@@ -196,9 +202,18 @@ class DiagonalGaussian(_Gaussian):
     def solve(self, g):
         return g / self.precision
 
+    def scale_noise(self, Z):
+        """Rows ``z / sqrt(s)``: standard normal rows become draws of ``theta - mean``."""
+        return Z / np.sqrt(self.precision)[None, :]
+
+    def unwhiten(self, M):
+        """``diag(sqrt(s)) M``."""
+        root = np.sqrt(self.precision)
+        return root * M if M.ndim == 1 else root[:, None] * M
+
     def sample(self, n_samples, random_state):
         eps = random_state.standard_normal((n_samples, self.n_params))
-        return self.mean[None, :] + eps / np.sqrt(self.precision)[None, :]
+        return self.mean[None, :] + self.scale_noise(eps)
 
     def update_precision(self, curvature, beta, keep=1.0):
         """Set ``s <- keep * s + beta * c``, negative entries of ``c`` clipped to 0."""

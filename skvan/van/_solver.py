@@ -46,6 +46,12 @@ the first trial always passes):
 If no factor ``>= 2^-30`` (``vo``) or ``>= 2^-10`` (``vi``) passes, ``q`` stays
 put and the iteration does not count towards convergence.
 
+With Monte Carlo expectations there is no reliable objective value to check.
+``max_step`` then bounds the mean step in the metric of the ``q`` that drew the
+samples, ``sqrt(d^T P_t d) <= max_step``: the estimates describe ``f`` only where
+``q`` looked, and a noisy, nearly flat curvature estimate would otherwise send
+the mean far beyond (zero-order VAN diverged on Rosenbrock in 4 steps without).
+
 Convergence
 -----------
 With ``d_t`` the largest absolute change of the mean at step ``t`` and ``r`` the
@@ -125,6 +131,13 @@ class VANSolver:
     verbose : int, default=0
     warn : bool, default=True
         Emit a ConvergenceWarning when ``max_iter`` is reached.
+    callback : callable or None, default=None
+        Called as ``callback(solver)`` after each iteration; raising StopIteration
+        ends the run (``stopped`` is then True).
+    max_step : float or None, default=None
+        Trust region for Monte Carlo runs: the mean moves at most ``max_step`` in
+        the metric of the ``q`` its samples came from, ``sqrt(d^T P_t d) <= max_step``
+        (module docstring). None: no limit.
     """
 
     def __init__(
@@ -144,6 +157,8 @@ class VANSolver:
         random_state=None,
         verbose=0,
         warn=True,
+        callback=None,
+        max_step=None,
     ):
         self.objective = objective
         self.expectation = expectation
@@ -159,6 +174,8 @@ class VANSolver:
         self.random_state = random_state
         self.verbose = verbose
         self.warn = warn
+        self.callback = callback
+        self.max_step = max_step
 
     # -- the loop -----------------------------------------------------------------
     def solve(self):
@@ -172,6 +189,12 @@ class VANSolver:
                 self.update_mean()
                 if self.check_convergence():
                     break
+                if self.callback is not None:
+                    try:
+                        self.callback(self)
+                    except StopIteration:
+                        self.stopped = True
+                        break
         return self.finalize()
 
     def _blas_threads(self):
@@ -190,6 +213,7 @@ class VANSolver:
             self.line_search = self.expectation.deterministic and not self.stochastic
         self.converged = False
         self.diverged = False
+        self.stopped = False
         self.n_iter = 0
         self.n_data_passes = 0.0
         self.history = []
@@ -251,10 +275,21 @@ class VANSolver:
         if self.line_search and self.objective_kind == "vi":
             return self._vi_backtrack(mean)
         direction = -self.beta_t * self.family.solve(self.expect.gradient)
-        alpha = self._line_search(mean, direction) if self.line_search else 1.0
+        if self.line_search:
+            alpha = self._line_search(mean, direction)
+        else:
+            alpha = self._trust_region(direction)
         self.step = alpha * direction
         self.alpha = alpha
         self.family.mean = mean + self.step
+
+    def _trust_region(self, direction):
+        if self.max_step is None:
+            return 1.0
+        P = self.previous_precision
+        Pd = P * direction if P.ndim == 1 else P @ direction
+        length = float(np.sqrt(max(direction @ Pd, 0.0)))
+        return 1.0 if length <= self.max_step else self.max_step / length
 
     def _vi_backtrack(self, mean):
         fam, obj, C = self.family, self.batch_objective, self.expect.curvature
@@ -331,7 +366,7 @@ class VANSolver:
                 "the features or reduce beta.",
                 ConvergenceWarning,
             )
-        elif self.warn and not self.converged and not self.stochastic:
+        elif self.warn and not self.converged and not self.stochastic and not self.stopped:
             warnings.warn(
                 f"VAN did not converge in max_iter={self.max_iter} iterations (last "
                 f"mean change {self._last_step:.3g}, tol={self.tol:g}). Increase max_iter, "

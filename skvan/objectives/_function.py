@@ -1,0 +1,112 @@
+"""A user's function (and optional derivatives) as an objective, with call counts."""
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from ._base import Objective
+
+
+class FunctionObjective(Objective):
+    """Wrap ``fun`` (and ``jac``, ``hess``) with scipy's conventions and count calls.
+
+    Parameters
+    ----------
+    fun : callable
+        ``fun(x) -> float``; with ``jac=True``, ``fun(x) -> (float, ndarray)``. With
+        ``vectorized=True`` it receives an ``(n_points, n_params)`` array and returns
+        ``(n_points,)`` values (and ``(n_points, n_params)`` gradients if ``jac=True``).
+    n_params : int
+    jac : callable, True or None
+        Gradient ``jac(x) -> (n_params,)``, True if ``fun`` returns it, or None.
+    hess : callable or None
+        Hessian ``hess(x) -> (n_params, n_params)``; needs ``jac``.
+    vectorized : bool, default=False
+        Whether ``fun`` (and ``jac``) take a batch of points at once.
+    n_jobs : int or None, default=None
+        Evaluate the points of a batch in parallel with joblib (ignored when
+        ``vectorized``); None is one process.
+
+    Attributes
+    ----------
+    nfev, njev, nhev : int
+        Points at which ``fun``, the gradient and the Hessian were evaluated.
+    order : {0, 1, 2}
+        The highest derivative available.
+    """
+
+    def __init__(self, fun, n_params, jac=None, hess=None, vectorized=False, n_jobs=None):
+        if hess is not None and jac is None:
+            raise ValueError("hess requires jac: pass the gradient too (jac=callable or jac=True).")
+        self.fun = fun
+        self.jac = jac
+        self.hess = hess
+        self.n_params = n_params
+        self.vectorized = vectorized
+        self.n_jobs = n_jobs
+        self.order = 2 if hess is not None else (1 if jac is not None else 0)
+        self.nfev = self.njev = self.nhev = 0
+
+    # -- batches ------------------------------------------------------------------
+    def _map(self, func, thetas):
+        if self.n_jobs is None or self.n_jobs == 1 or len(thetas) < 2:
+            return [func(t) for t in thetas]
+        return Parallel(n_jobs=self.n_jobs)(delayed(func)(t) for t in thetas)
+
+    def values(self, thetas):
+        """``f`` at each row of ``thetas``, shape ``(n_points,)``."""
+        thetas = np.atleast_2d(thetas)
+        if self.jac is True:
+            return self.values_gradients(thetas)[0]
+        self.nfev += len(thetas)
+        if self.vectorized:
+            out = np.asarray(self.fun(thetas), dtype=np.float64).reshape(len(thetas))
+        else:
+            out = np.array([float(v) for v in self._map(self.fun, thetas)])
+        return _finite("fun", out)
+
+    def values_gradients(self, thetas):
+        """``f`` and ``grad f`` at each row: shapes ``(n,)`` and ``(n, n_params)``."""
+        thetas = np.atleast_2d(thetas)
+        if self.jac is None:
+            raise ValueError("no gradient: pass jac to use first- or second-order expectations.")
+        self.nfev += len(thetas)
+        self.njev += len(thetas)
+        if self.jac is True:
+            if self.vectorized:
+                values, grads = self.fun(thetas)
+            else:
+                pairs = self._map(self.fun, thetas)
+                values = [p[0] for p in pairs]
+                grads = [p[1] for p in pairs]
+        else:
+            if self.vectorized:
+                values, grads = self.fun(thetas), self.jac(thetas)
+            else:
+                values = self._map(self.fun, thetas)
+                grads = self._map(self.jac, thetas)
+        values = np.asarray(values, dtype=np.float64).reshape(len(thetas))
+        grads = np.asarray(grads, dtype=np.float64).reshape(len(thetas), self.n_params)
+        return _finite("fun", values), _finite("jac", grads)
+
+    def hessians(self, thetas):
+        """``hess f`` at each row, shape ``(n, n_params, n_params)``."""
+        thetas = np.atleast_2d(thetas)
+        self.nhev += len(thetas)
+        H = np.asarray(self._map(self.hess, thetas), dtype=np.float64)
+        return _finite("hess", H.reshape(len(thetas), self.n_params, self.n_params))
+
+    # -- pointwise interface ------------------------------------------------------
+    def value(self, theta):
+        return float(self.values(theta[None])[0])
+
+    def gradient(self, theta):
+        return self.values_gradients(theta[None])[1][0]
+
+    def hessian(self, theta):
+        return self.hessians(theta[None])[0]
+
+
+def _finite(name, a):
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} returned a non-finite value (NaN or inf) at a sampled point.")
+    return a
