@@ -33,7 +33,9 @@ def test_numpydoc(name):
 
 
 @pytest.mark.parametrize("name", [n for n in skvan.__all__ if n != "__version__"])
-def test_classes_have_see_also_references_and_examples(name):
-    doc = inspect.getdoc(getattr(skvan, name))
-    for section in ("Parameters", "Attributes", "See Also", "References", "Examples", "Notes"):
+def test_public_names_have_see_also_references_and_examples(name):
+    obj = getattr(skvan, name)
+    doc = inspect.getdoc(obj)
+    own = "Attributes" if inspect.isclass(obj) else "Returns"
+    for section in ("Parameters", own, "See Also", "References", "Examples", "Notes"):
         assert section in doc, f"{name} docstring lacks {section}"
