@@ -47,10 +47,14 @@ If no factor ``>= 2^-30`` (``vo``) or ``>= 2^-10`` (``vi``) passes, ``q`` stays
 put and the iteration does not count towards convergence.
 
 With Monte Carlo expectations there is no reliable objective value to check.
-``max_step`` then bounds the mean step in the metric of the ``q`` that drew the
-samples, ``sqrt(d^T P_t d) <= max_step``: the estimates describe ``f`` only where
-``q`` looked, and a noisy, nearly flat curvature estimate would otherwise send
-the mean far beyond (zero-order VAN diverged on Rosenbrock in 4 steps without).
+``max_step`` then is a trust region in the metric of the ``q`` that drew the
+samples: the whole step is redone with ``beta_t`` halved until
+``sqrt(d^T P_t d) <= max_step``. The estimates describe ``f`` only where ``q``
+looked, and a noisy, nearly flat curvature estimate would otherwise send the
+mean far beyond (zero-order VAN diverged on Rosenbrock in 4 steps without).
+Halving ``beta_t`` for the precision too (not only shortening the mean step)
+keeps ``q`` from narrowing while its mean cannot follow: with the mean step
+alone clipped, first-order VAN froze on Rosenbrock with ``alpha`` at 1e-8.
 
 Convergence
 -----------
@@ -273,44 +277,50 @@ class VANSolver:
         (module docstring); sets ``step`` (the change of the mean) and ``alpha``."""
         mean = self.family.mean
         if self.line_search and self.objective_kind == "vi":
-            return self._vi_backtrack(mean)
+            obj, est = self.batch_objective, self.expectation
+            previous = type(self.family)(mean, self.previous_precision)
+            ref = self.expect.value + 0.5 * previous.logdet_precision()
+            slack = 16 * np.finfo(np.float64).eps * abs(ref)
+
+            def vi_objective_does_not_increase(trial):
+                value = est.value(obj, self.family, trial, self.curvature)
+                value += 0.5 * self.family.logdet_precision()
+                return np.isfinite(value) and value <= ref + slack
+
+            return self._backtrack_beta(mean, vi_objective_does_not_increase, _MAX_VI_HALVINGS)
+        if not self.line_search and self.max_step is not None:
+            P = self.previous_precision
+
+            def within_trust_region(trial):
+                d = trial - mean
+                return float(d @ (P * d if P.ndim == 1 else P @ d)) <= self.max_step**2
+
+            return self._backtrack_beta(mean, within_trust_region, _MAX_HALVINGS)
         direction = -self.beta_t * self.family.solve(self.expect.gradient)
-        if self.line_search:
-            alpha = self._line_search(mean, direction)
-        else:
-            alpha = self._trust_region(direction)
+        alpha = self._line_search(mean, direction) if self.line_search else 1.0
         self.step = alpha * direction
         self.alpha = alpha
         self.family.mean = mean + self.step
 
-    def _trust_region(self, direction):
-        if self.max_step is None:
-            return 1.0
-        P = self.previous_precision
-        Pd = P * direction if P.ndim == 1 else P @ direction
-        length = float(np.sqrt(max(direction @ Pd, 0.0)))
-        return 1.0 if length <= self.max_step else self.max_step / length
-
-    def _vi_backtrack(self, mean):
-        fam, obj, C = self.family, self.batch_objective, self.expect.curvature
-        previous = type(fam)(mean, self.previous_precision)
-        ref = self.expect.value + 0.5 * previous.logdet_precision()
-        slack = 16 * np.finfo(np.float64).eps * abs(ref)
+    def _backtrack_beta(self, mean, accept, max_halvings):
+        """Redo the whole step (precision and mean) with ``beta_t`` halved until
+        ``accept(new_mean)``; ``alpha`` is the factor kept. If none is accepted,
+        ``q`` stays put and ``alpha = 0``."""
+        fam, C = self.family, self.expect.curvature
         factor = 1.0
-        for _ in range(_MAX_VI_HALVINGS):
+        for _ in range(max_halvings):
             beta = factor * self.beta_t
             if factor < 1.0:
+                keep = 1.0 - beta if self.objective_kind == "vi" else self.keep_t
                 fam.set_precision(self.previous_precision)
-                fam.update_precision(C, beta, 1.0 - beta)
+                fam.update_precision(C, beta, keep)
             trial = mean - beta * fam.solve(self.expect.gradient)
-            value = self.expectation.value(obj, fam, trial, self.curvature)
-            value += 0.5 * fam.logdet_precision()
-            if np.isfinite(value) and value <= ref + slack:
+            if accept(trial):
                 self.step, self.alpha = trial - mean, factor
                 fam.mean = trial
                 return
             factor *= 0.5
-        fam.set_precision(self.previous_precision)  # no acceptable step: q stays put
+        fam.set_precision(self.previous_precision)
         self.step, self.alpha = np.zeros_like(mean), 0.0
 
     def _line_search(self, mean, direction):
