@@ -128,9 +128,12 @@ def minimize(
     -----
     The same solver fits :class:`~skvan.VANLogisticRegression`; here the objective
     is the user's function and expectations are Monte Carlo, so no line search is
-    used. On the paper's Figure 1 (``f = sinc``, start ``-3.2``, ``sigma0=1.5``),
-    Newton's method stops in the local minimum at ``-3.47``; VAN reaches a global
-    one at ``+-1.43`` (``tests/test_optimize.py``).
+    used; instead each step is a trust region in ``q``'s own metric: ``beta_t`` is
+    halved for the whole step until ``sqrt(d^T P d) <= 2 sqrt(n)``. On the
+    paper's Figure 1 (``f(x) = -sinc(x - 1)``, start ``-3.2``, ``sigma0=1.5``),
+    Newton's method stops in the local minimum at ``-3.48``; zero-order VAN with
+    20 draws per iteration reaches the global one at 1 in 99 of 100 seeds
+    (``tests/test_optimize.py``, ``examples/plot_sinc.py``).
 
     References
     ----------

@@ -11,7 +11,14 @@ _SQRT_2_OVER_PI = np.sqrt(2.0 / np.pi)
 _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
 
 
-class L2Penalty:
+class _SeparablePenalty:
+    """Holds the per-parameter strengths ``lambda_j >= 0``."""
+
+    def __init__(self, strength):
+        self.strength = np.asarray(strength, dtype=np.float64)
+
+
+class L2Penalty(_SeparablePenalty):
     """Ridge penalty ``g(theta) = 1/2 sum_j lambda_j theta_j^2``.
 
     Parameters
@@ -26,9 +33,6 @@ class L2Penalty:
     ``E[diag hess g] = lambda``. As a negative log prior it is the Gaussian prior
     ``N(0, 1 / lambda_j)``.
     """
-
-    def __init__(self, strength):
-        self.strength = np.asarray(strength, dtype=np.float64)
 
     def value(self, theta):
         """Return ``g(theta)``."""
@@ -49,7 +53,7 @@ class L2Penalty:
         return value, self.strength * mean, self.strength.copy()
 
 
-class L1Penalty:
+class L1Penalty(_SeparablePenalty):
     """Lasso penalty ``g(theta) = sum_j lambda_j |theta_j|``.
 
     Parameters
@@ -70,9 +74,6 @@ class L1Penalty:
     and vanishes exponentially otherwise: under VO, where ``s`` shrinks, it pins
     coefficients whose optimum is 0 and leaves the others free.
     """
-
-    def __init__(self, strength):
-        self.strength = np.asarray(strength, dtype=np.float64)
 
     def value(self, theta):
         """Return ``g(theta)``."""
