@@ -88,7 +88,8 @@ def test_precision_stays_spd_with_indefinite_curvature(rng):
     for fam in (FullGaussian(np.zeros(2), 1e-3 * np.eye(2)), DiagonalGaussian(np.zeros(2), 1e-3 * np.ones(2))):
         solver = VANSolver(Saddle(), MonteCarlo(20), fam, beta=0.5, max_iter=60, random_state=0, warn=False)
         solver.setup()
-        for solver.iteration in range(60):
+        for iteration in range(60):
+            solver.iteration = iteration
             solver.compute_expectations()
             solver.update_precision()
             P = np.diag(fam.precision) if fam.diagonal else fam.precision

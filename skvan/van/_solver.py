@@ -186,7 +186,8 @@ class VANSolver:
         """Run the VAN iterations and return a :data:`VANResult`."""
         self.setup()
         with self._blas_threads():
-            for self.iteration in range(self.max_iter):
+            for iteration in range(self.max_iter):
+                self.iteration = iteration
                 if not self.compute_expectations():
                     break
                 self.update_precision()
