@@ -10,7 +10,9 @@ Updates (Khan et al. 2018, eqs. Van_prec_1 / Van_mean_1 and Section 5)::
          mu <- mu - alpha_t beta_t P^-1 E_q[grad f(theta)]
 
 ``C`` is the Hessian (``curvature="exact"``) or the Gauss-Newton curvature (VAG).
-``alpha_t = 1`` unless a line search shortens the step (below).
+``alpha_t = 1`` unless a safeguard (below) shortens the step; the VI safeguard
+and the Monte Carlo trust region shorten it by using ``alpha_t beta_t`` in place
+of ``beta_t`` in both updates.
 
 Step-size schedule
 ------------------
