@@ -5,9 +5,10 @@ VAN (Khan et al., AISTATS 2018) minimises ``E_q[f(theta)]`` over a Gaussian
 Hessians.
 """
 
+from .active import ActiveVANClassifier
 from .linear_model import VANLogisticRegression
 from .optimize import minimize
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["VANLogisticRegression", "__version__", "minimize"]
+__all__ = ["ActiveVANClassifier", "VANLogisticRegression", "__version__", "minimize"]

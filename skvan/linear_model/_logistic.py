@@ -318,25 +318,34 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
         rng = getattr(self, "_partial_rng", None)
         if first or rng is None:
             rng = check_random_state(self.random_state)
-        Xd = self._design(X)
-        targets = self._binary_targets(y)
         if first:
-            prior = np.full(Xd.shape[1], 1.0 / self.C)
-            prior = np.diag(prior) if self.covariance == "full" else prior
-            families = [self._initial_family(Xd, sample_weight, None, prior) for _ in targets]
-            self.n_iter_ = np.zeros(len(targets), dtype=np.int32)
-        else:
-            families = self._families()
-        for family, y_pm in zip(families, targets):
+            self._start_stream()
+        self._stream_step(X, y, sample_weight, rng)
+        self._partial_rng = rng
+        return self
+
+    def _start_stream(self):
+        """Set the prior ``N(0, C I)`` over ``[coef, intercept]`` as the fitted ``q``."""
+        n_params = self.n_features_in_ + int(self.fit_intercept)
+        n_models = 1 if len(self.classes_) == 2 else len(self.classes_)
+        prior = np.full(n_params, 1.0 / self.C)
+        prior = np.diag(prior) if self.covariance == "full" else prior
+        self._unpack([self._initial_family(np.zeros((0, n_params)), np.zeros(0), None, prior)
+                      for _ in range(n_models)])
+        self.n_iter_ = np.zeros(n_models, dtype=np.int32)
+
+    def _stream_step(self, X, y, sample_weight, rng):
+        """One streaming VAN step on validated rows (see :meth:`partial_fit`)."""
+        Xd = self._design(X)
+        families = self._families()
+        for family, y_pm in zip(families, self._binary_targets(y)):
             objective = self._objective(Xd, y_pm, sample_weight, penalised=False)
             self._solve(
                 objective, family, rng, max_iter=1, beta_growth=1.0, objective_kind="vo",
                 batch_size=None, line_search=False, warn=False,
             )
-        self._partial_rng = rng
         self._unpack(families)
         self.n_iter_ = self.n_iter_ + 1
-        return self
 
     # -- prediction ---------------------------------------------------------------
     def _log_ovr(self, X):

@@ -1,0 +1,285 @@
+"""ActiveVANClassifier: VAN logistic regression that picks its own training points."""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+
+from .._compat import Interval, StrOptions, _fit_context, validate_data
+from ..linear_model import VANLogisticRegression
+from ._strategies import STRATEGIES
+
+
+class ActiveVANClassifier(VANLogisticRegression):
+    """Logistic regression trained by sVAN-Active: VAN that chooses its minibatches.
+
+    Same model and objective as :class:`~skvan.VANLogisticRegression`
+    (``f(w, b) = sum_i log(1 + exp(-y_i (x_i^T w + b))) + ||w||^2 / (2 C)``), but
+    trained as in Section 6.3 of Khan et al. (2018): each iteration scores the
+    not-yet-used points with the current ``q`` (predictive entropy of
+    ``E_q[p(y|x, theta)]`` by default) and takes one streaming VAN step on the
+    ``batch_size`` most informative. For labelling on demand, :meth:`query`
+    proposes points, :meth:`teach` updates ``q`` with their labels (one streaming
+    step, no refit), and :meth:`should_stop` applies the stopping rule.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+        Inverse regularisation strength, ``> 0``: the prior is ``N(0, C I)`` on
+        ``[coef, intercept]``.
+    query_strategy : {"entropy", "bald", "margin", "random"} or callable, default="entropy"
+        How pool points are scored: a name from :mod:`skvan.active`, or a callable
+        ``strategy(estimator, X_pool, n_instances, random_state) -> (indices, scores)``.
+    batch_size : int, default=10
+        Points queried (and learnt from) per iteration, ``>= 1``; the paper's M.
+    max_labels : int or None, default=None
+        Label budget for :meth:`should_stop`; None: no budget.
+    uncertainty_threshold : float or None, default=None
+        :meth:`should_stop` is true once no pool point scores above it.
+    fit_intercept : bool, default=True
+        Whether to fit an intercept.
+    beta : float, default=1.0
+        VAN step size of each streaming step, ``> 0``.
+    covariance : {"full", "diag"}, default="full"
+        Full or diagonal covariance.
+    hessian : {"exact", "gauss_newton"}, default="exact"
+        Curvature in the precision update.
+    expectation : {"quadrature", "mc"}, default="quadrature"
+        How expectations under ``q`` are computed.
+    n_mc_samples : int, default=10
+        Draws per step when ``expectation="mc"``.
+    max_iter : int, default=100
+        Maximum number of sVAN-Active iterations in :meth:`fit`.
+    random_state : int, RandomState instance or None, default=None
+        Breaks ties between equally informative points and seeds draws.
+    verbose : int, default=0
+        Print one line per step.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels.
+    coef_, intercept_, sigma_, precision_ : ndarray
+        As in :class:`~skvan.VANLogisticRegression`; the running-sum precision
+        approximates the posterior precision given the labels used so far.
+    n_iter_ : ndarray of shape (n_rows,)
+        Streaming steps taken (fit iterations plus :meth:`teach` calls).
+    queried_indices_ : ndarray of shape (n_queried,)
+        Rows of the training ``X`` used by :meth:`fit`, in the order they were used.
+    query_iteration_ : ndarray of shape (n_queried,)
+        The fit iteration at which each of them was used.
+    n_labels_ : int
+        Labels learnt from so far (fit and :meth:`teach`).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when ``X`` has string column names.
+
+    See Also
+    --------
+    VANLogisticRegression : The same model fitted on all the data.
+    skvan.active.entropy_sampling : The default query strategy.
+
+    Notes
+    -----
+    A streaming step on a batch ``B`` applies, with constant ``beta``,
+    ``P <- P + beta E_q[hess f_B]`` and ``mu <- mu - beta P^-1 E_q[grad f_B]``, ``f_B``
+    the data term of the batch alone (the prior entered once, through the initial
+    precision). After all points have been used once, ``q`` approximates the
+    full-data posterior.
+
+    References
+    ----------
+    .. [1] M. E. Khan, W. Lin, V. Tangkaratt, Z. Liu and D. Nielsen, "Variational
+       Adaptive-Newton Method for Explorative Learning", AISTATS 2018.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from skvan import ActiveVANClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> clf = ActiveVANClassifier(batch_size=10, max_iter=10, random_state=0).fit(X, y)
+    >>> clf.n_labels_
+    100
+    >>> idx, scores = clf.query(X, n_instances=3)
+    >>> clf = clf.teach(X[idx], y[idx])
+    >>> clf.n_labels_
+    103
+    """
+
+    _parameter_constraints = {
+        **{k: v for k, v in VANLogisticRegression._parameter_constraints.items()
+           if k not in ("objective", "beta_growth", "warm_start", "tol")},
+        "expectation": [StrOptions({"quadrature", "mc"})],
+        "query_strategy": [StrOptions(set(STRATEGIES)), callable],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "max_labels": [Interval(Integral, 1, None, closed="left"), None],
+        "uncertainty_threshold": [Interval(Real, None, None, closed="neither"), None],
+    }
+
+    def __init__(
+        self,
+        C=1.0,
+        *,
+        query_strategy="entropy",
+        batch_size=10,
+        max_labels=None,
+        uncertainty_threshold=None,
+        fit_intercept=True,
+        beta=1.0,
+        covariance="full",
+        hessian="exact",
+        expectation="quadrature",
+        n_mc_samples=10,
+        max_iter=100,
+        random_state=None,
+        verbose=0,
+    ):
+        self.C = C
+        self.query_strategy = query_strategy
+        self.batch_size = batch_size
+        self.max_labels = max_labels
+        self.uncertainty_threshold = uncertainty_threshold
+        self.fit_intercept = fit_intercept
+        self.beta = beta
+        self.covariance = covariance
+        self.hessian = hessian
+        self.expectation = expectation
+        self.n_mc_samples = n_mc_samples
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # VANLogisticRegression's solver options this estimator fixes
+    objective = "vo"
+    beta_growth = 1.0
+    warm_start = False
+    tol = 0.0
+
+    def _strategy(self):
+        if callable(self.query_strategy):
+            return self.query_strategy
+        return STRATEGIES[self.query_strategy]
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Train by sVAN-Active on a labelled pool.
+
+        Starting from the prior, each iteration scores the points not used yet with
+        the current ``q``, takes the ``batch_size`` most informative and makes one
+        streaming VAN step on them, until the pool is used up or ``max_iter``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The pool.
+        y : array-like of shape (n_samples,)
+            Its labels (read only for the points used).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
+        self.classes_ = self._validate_targets(y)
+        sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        self._rng = check_random_state(self.random_state)
+        self._start_stream()
+        strategy = self._strategy()
+        pool = np.arange(X.shape[0])
+        used, when = [], []
+        for iteration in range(self.max_iter):
+            if pool.size == 0:
+                break
+            picked, _ = strategy(self, X[pool], n_instances=min(self.batch_size, pool.size),
+                                 random_state=self._rng)
+            rows = pool[picked]
+            self._stream_step(X[rows], y[rows], sample_weight[rows], self._rng)
+            used.append(rows)
+            when.append(np.full(rows.size, iteration))
+            pool = np.delete(pool, picked)
+        self.queried_indices_ = np.concatenate(used) if used else np.zeros(0, dtype=int)
+        self.query_iteration_ = np.concatenate(when) if when else np.zeros(0, dtype=int)
+        self.n_labels_ = int(self.queried_indices_.size)
+        return self
+
+    def query(self, X_pool, n_instances=None):
+        """Propose the most informative points of a pool under the current ``q``.
+
+        Parameters
+        ----------
+        X_pool : array-like of shape (n_pool, n_features)
+            Unlabelled candidates.
+        n_instances : int or None, default=None
+            How many; None uses ``batch_size``.
+
+        Returns
+        -------
+        indices : ndarray of shape (n_instances,)
+            Rows of ``X_pool`` to label, most informative first.
+        scores : ndarray of shape (n_instances,)
+            Their scores under ``query_strategy``.
+        """
+        check_is_fitted(self)
+        X_pool = validate_data(self, X_pool, reset=False, dtype=[np.float64, np.float32])
+        n = self.batch_size if n_instances is None else n_instances
+        return self._strategy()(self, X_pool, n_instances=n, random_state=self._query_rng())
+
+    def _query_rng(self):
+        if getattr(self, "_rng", None) is None:
+            self._rng = check_random_state(self.random_state)
+        return self._rng
+
+    def teach(self, X, y, sample_weight=None, classes=None):
+        """Update ``q`` with newly labelled points: one streaming VAN step, no refit.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features)
+            The labelled points.
+        y : array-like of shape (n_new,)
+            Their labels.
+        sample_weight : array-like of shape (n_new,), default=None
+            Non-negative weights.
+        classes : array-like of shape (n_classes,), default=None
+            Every label; required if the estimator is not fitted yet.
+
+        Returns
+        -------
+        self : object
+            Updated estimator.
+        """
+        before = getattr(self, "n_labels_", 0)
+        self.partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+        self.n_labels_ = before + int(np.asarray(y).shape[0])
+        return self
+
+    def should_stop(self, X_pool=None):
+        """The stopping rule: budget spent, or nothing in the pool left to learn.
+
+        Parameters
+        ----------
+        X_pool : array-like of shape (n_pool, n_features), default=None
+            The remaining pool, for ``uncertainty_threshold``.
+
+        Returns
+        -------
+        stop : bool
+            True when ``n_labels_ >= max_labels``, or when ``uncertainty_threshold``
+            is set and no point of ``X_pool`` scores above it (or the pool is empty).
+        """
+        check_is_fitted(self)
+        if self.max_labels is not None and self.n_labels_ >= self.max_labels:
+            return True
+        if self.uncertainty_threshold is not None and X_pool is not None:
+            if len(X_pool) == 0:
+                return True
+            _, scores = self.query(X_pool, n_instances=1)
+            return bool(scores[0] <= self.uncertainty_threshold)
+        return False

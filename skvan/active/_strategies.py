@@ -1,0 +1,198 @@
+"""Query strategies: score a pool, then select.
+
+Every strategy is a plain function ``strategy(estimator, X_pool, n_instances=1,
+random_state=None, **kwargs) -> (indices, scores)`` (modAL's call contract): it
+needs ``predict_proba`` (and ``sample_proba`` for BALD), returns distinct indices
+into ``X_pool``, most informative first, with their scores, and breaks ties at
+random with ``random_state``.
+"""
+
+import numpy as np
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_array
+
+
+def _entropy(proba, axis=-1):
+    p = np.clip(proba, 1e-300, 1.0)
+    return -np.sum(p * np.log(p), axis=axis)
+
+
+def _check_pool(X_pool, n_instances):
+    X_pool = check_array(X_pool, dtype=[np.float64, np.float32])
+    if int(n_instances) != n_instances or n_instances < 1:
+        raise ValueError(f"n_instances must be a positive integer, got {n_instances!r}.")
+    return X_pool, min(int(n_instances), X_pool.shape[0])
+
+
+def select(scores, n_instances, random_state=None, X_pool=None, diversity=0.0):
+    """Indices of the ``n_instances`` best ``scores`` (higher is more informative).
+
+    ``diversity=0`` is plain top-k with random tie-breaking. ``diversity > 0``
+    selects greedily: after each pick, a candidate's score gains ``diversity``
+    times its distance to the nearest point picked so far, divided by the largest
+    such distance (scores are first scaled to ``[0, 1]``), so that a batch does
+    not spend its labels on near-duplicates.
+    """
+    rng = check_random_state(random_state)
+    scores = np.asarray(scores, dtype=np.float64)
+    n = min(int(n_instances), scores.shape[0])
+    ties = rng.random_sample(scores.shape[0])
+    if diversity <= 0 or n == 1:
+        return np.lexsort((ties, -scores))[:n]
+    if X_pool is None:
+        raise ValueError("diversity > 0 needs X_pool to measure distances.")
+    span = np.ptp(scores)
+    base = (scores - scores.min()) / span if span > 0 else np.zeros_like(scores)
+    chosen = [int(np.lexsort((ties, -base))[0])]
+    nearest = np.sum((X_pool - X_pool[chosen[0]]) ** 2, axis=1)
+    for _ in range(n - 1):
+        far = np.sqrt(nearest)
+        gain = base + diversity * far / (far.max() if far.max() > 0 else 1.0)
+        gain[chosen] = -np.inf
+        pick = int(np.lexsort((ties, -gain))[0])
+        chosen.append(pick)
+        nearest = np.minimum(nearest, np.sum((X_pool - X_pool[pick]) ** 2, axis=1))
+    return np.array(chosen)
+
+
+def entropy_sampling(estimator, X_pool, n_instances=1, random_state=None, diversity=0.0):
+    """Query the points whose predictive distribution has the largest entropy.
+
+    ``score(x) = -sum_y p(y|x) log p(y|x)`` with ``p = estimator.predict_proba``; for
+    skvan's classifiers that is ``p(y|x) = E_q[p(y|x, theta)]`` (the paper's
+    sVAN-Active criterion).
+
+    Parameters
+    ----------
+    estimator : object
+        A fitted classifier with ``predict_proba``.
+    X_pool : array-like of shape (n_pool, n_features)
+        Candidate points.
+    n_instances : int, default=1
+        How many to return (at most ``n_pool``).
+    random_state : int, RandomState instance or None, default=None
+        Breaks ties.
+    diversity : float, default=0.0
+        Weight of the distance bonus of :func:`select` (0: plain top-k).
+
+    Returns
+    -------
+    indices : ndarray of shape (n_instances,)
+        Distinct rows of ``X_pool``, most informative first.
+    scores : ndarray of shape (n_instances,)
+        Their entropies.
+    """
+    X_pool, n = _check_pool(X_pool, n_instances)
+    scores = _entropy(estimator.predict_proba(X_pool))
+    idx = select(scores, n, random_state, X_pool, diversity)
+    return idx, scores[idx]
+
+
+def margin_sampling(estimator, X_pool, n_instances=1, random_state=None, diversity=0.0):
+    """Query the points with the smallest margin between the two likeliest classes.
+
+    ``score(x) = 1 - (p_(1)(x) - p_(2)(x))``, so that higher is more informative.
+
+    Parameters
+    ----------
+    estimator : object
+        A fitted classifier with ``predict_proba``.
+    X_pool : array-like of shape (n_pool, n_features)
+        Candidate points.
+    n_instances : int, default=1
+        How many to return.
+    random_state : int, RandomState instance or None, default=None
+        Breaks ties.
+    diversity : float, default=0.0
+        Weight of the distance bonus of :func:`select`.
+
+    Returns
+    -------
+    indices : ndarray of shape (n_instances,)
+        Distinct rows of ``X_pool``, most informative first.
+    scores : ndarray of shape (n_instances,)
+        Their scores.
+    """
+    X_pool, n = _check_pool(X_pool, n_instances)
+    proba = np.sort(estimator.predict_proba(X_pool), axis=1)
+    scores = 1.0 - (proba[:, -1] - proba[:, -2])
+    idx = select(scores, n, random_state, X_pool, diversity)
+    return idx, scores[idx]
+
+
+def bald_sampling(estimator, X_pool, n_instances=1, random_state=None, n_samples=100, diversity=0.0):
+    """Query the points where label and parameters share the most information (BALD).
+
+    ``score(x) = H[E_q p(y|x, theta)] - E_q H[p(y|x, theta)]``: the epistemic part of
+    the predictive uncertainty, high where parameters drawn from ``q`` disagree,
+    which a point estimate cannot give. Estimated from ``n_samples`` draws of
+    ``estimator.sample_proba``.
+
+    Parameters
+    ----------
+    estimator : object
+        A fitted classifier with ``sample_proba(X, n_samples, random_state)``.
+    X_pool : array-like of shape (n_pool, n_features)
+        Candidate points.
+    n_instances : int, default=1
+        How many to return.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the draws and breaks ties.
+    n_samples : int, default=100
+        Parameter draws.
+    diversity : float, default=0.0
+        Weight of the distance bonus of :func:`select`.
+
+    Returns
+    -------
+    indices : ndarray of shape (n_instances,)
+        Distinct rows of ``X_pool``, most informative first.
+    scores : ndarray of shape (n_instances,)
+        Their mutual information (nats).
+    """
+    if not hasattr(estimator, "sample_proba"):
+        raise TypeError(
+            f"bald_sampling needs an estimator with sample_proba(X, n_samples, random_state); "
+            f"{type(estimator).__name__} has none. Use entropy_sampling or margin_sampling."
+        )
+    X_pool, n = _check_pool(X_pool, n_instances)
+    rng = check_random_state(random_state)
+    draws = estimator.sample_proba(X_pool, n_samples=n_samples, random_state=rng)
+    scores = np.maximum(_entropy(draws.mean(axis=0)) - _entropy(draws).mean(axis=0), 0.0)
+    idx = select(scores, n, rng, X_pool, diversity)
+    return idx, scores[idx]
+
+
+def random_sampling(estimator, X_pool, n_instances=1, random_state=None):
+    """Query points uniformly at random (the baseline).
+
+    Parameters
+    ----------
+    estimator : object
+        Ignored (kept for the common signature).
+    X_pool : array-like of shape (n_pool, n_features)
+        Candidate points.
+    n_instances : int, default=1
+        How many to return.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the choice.
+
+    Returns
+    -------
+    indices : ndarray of shape (n_instances,)
+        Distinct rows of ``X_pool``.
+    scores : ndarray of shape (n_instances,)
+        The uniform random keys that ranked them.
+    """
+    X_pool, n = _check_pool(X_pool, n_instances)
+    scores = check_random_state(random_state).random_sample(X_pool.shape[0])
+    idx = np.argsort(-scores)[:n]
+    return idx, scores[idx]
+
+
+STRATEGIES = {
+    "entropy": entropy_sampling,
+    "bald": bald_sampling,
+    "margin": margin_sampling,
+    "random": random_sampling,
+}

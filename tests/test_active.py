@@ -1,0 +1,174 @@
+"""Query strategies and ActiveVANClassifier."""
+
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import LogisticRegression
+
+from skvan import ActiveVANClassifier, VANLogisticRegression
+from skvan.active import STRATEGIES, bald_sampling, entropy_sampling, margin_sampling, random_sampling, select
+
+
+class ConstantProba:
+    """Every point equally uncertain: all scores tie."""
+
+    def predict_proba(self, X):
+        return np.full((len(X), 2), 0.5)
+
+
+@pytest.fixture(scope="module")
+def fitted(breast_cancer):
+    X, y = breast_cancer
+    return VANLogisticRegression(objective="vi", C=0.1).fit(X[:40], y[:40]), X[40:], y[40:]
+
+
+@pytest.mark.parametrize("name", ["entropy", "margin", "bald"])
+def test_strategies_return_distinct_top_indices_and_their_scores(name, fitted):
+    est, X_pool, _ = fitted
+    idx, scores = STRATEGIES[name](est, X_pool, n_instances=25, random_state=0)
+    assert idx.shape == scores.shape == (25,) and len(set(idx)) == 25
+    assert np.all(np.diff(scores) <= 1e-12)  # most informative first
+    all_idx, all_scores = STRATEGIES[name](est, X_pool, n_instances=len(X_pool), random_state=0)
+    assert scores[-1] >= np.sort(all_scores)[-25] - 1e-12
+
+
+def test_entropy_and_margin_scores_match_their_formulas(fitted):
+    est, X_pool, _ = fitted
+    p = est.predict_proba(X_pool)
+    idx, scores = entropy_sampling(est, X_pool, n_instances=10)
+    np.testing.assert_allclose(scores, -(p * np.log(p)).sum(1)[idx], rtol=1e-10)
+    idx, scores = margin_sampling(est, X_pool, n_instances=10)
+    np.testing.assert_allclose(scores, 1 - np.abs(p[idx, 1] - p[idx, 0]), rtol=1e-10)
+
+
+def test_bald_is_the_epistemic_part(fitted, breast_cancer):
+    est, X_pool, _ = fitted
+    _, bald = bald_sampling(est, X_pool, n_instances=len(X_pool), random_state=0, n_samples=2000)
+    _, entropy = entropy_sampling(est, X_pool, n_instances=len(X_pool))
+    assert np.all(bald >= 0) and bald.max() <= entropy.max() + 1e-2
+    assert bald.max() > 1e-3
+    # a VO fit has collapsed q: no epistemic uncertainty left
+    X, y = breast_cancer
+    vo = VANLogisticRegression().fit(X, y)
+    assert bald_sampling(vo, X_pool, n_instances=5, random_state=0)[1].max() < 1e-6
+
+
+def test_bald_needs_sample_proba(breast_cancer):
+    X, y = breast_cancer
+    with pytest.raises(TypeError, match="sample_proba"):
+        bald_sampling(LogisticRegression().fit(X, y), X)
+
+
+def test_ties_are_broken_by_random_state():
+    X = np.zeros((50, 3))
+    a = entropy_sampling(ConstantProba(), X, n_instances=10, random_state=1)[0]
+    b = entropy_sampling(ConstantProba(), X, n_instances=10, random_state=1)[0]
+    c = entropy_sampling(ConstantProba(), X, n_instances=10, random_state=2)[0]
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+    assert len(set(random_sampling(None, X, n_instances=50, random_state=0)[0])) == 50
+
+
+def test_diversity_avoids_near_duplicates():
+    """Ten copies of the most uncertain point: top-k takes all of them, the
+    diversity-aware batch takes one and then spreads out."""
+    rng = np.random.RandomState(0)
+    X = np.vstack([np.zeros((10, 2)), rng.randn(40, 2) * 3 + 5])
+    scores = np.r_[np.ones(10), np.linspace(0.5, 0.9, 40)]
+    top = select(scores, 5, 0)
+    spread = select(scores, 5, 0, X_pool=X, diversity=1.0)
+    assert set(top) <= set(range(10))
+    assert len(set(spread) & set(range(10))) == 1
+    with pytest.raises(ValueError, match="X_pool"):
+        select(scores, 5, 0, diversity=1.0)
+
+
+def test_usable_as_a_modal_query_strategy(fitted):
+    """modAL's ActiveLearner.query calls ``query_strategy(learner, X_pool, **kwargs)``
+    with a learner whose predict_proba delegates to its estimator, and takes the
+    first element of a returned tuple as the indices. The contract, without modAL."""
+    est, X_pool, _ = fitted
+
+    class Learner:
+        estimator = est
+
+        def predict_proba(self, X, **kwargs):
+            return self.estimator.predict_proba(X, **kwargs)
+
+        def sample_proba(self, X, **kwargs):
+            return self.estimator.sample_proba(X, **kwargs)
+
+    for strategy in (entropy_sampling, margin_sampling, bald_sampling, random_sampling):
+        result = strategy(Learner(), X_pool, n_instances=3)
+        assert isinstance(result, tuple) and len(result) == 2
+        assert result[0].shape == (3,) and result[0].dtype.kind == "i"
+
+
+def test_bad_pool_and_counts(fitted):
+    est, X_pool, _ = fitted
+    with pytest.raises(ValueError, match="n_instances must be a positive integer"):
+        entropy_sampling(est, X_pool, n_instances=0)
+    with pytest.raises(ValueError, match="NaN"):
+        entropy_sampling(est, np.full((2, X_pool.shape[1]), np.nan))
+    assert entropy_sampling(est, X_pool[:3], n_instances=10)[0].shape == (3,)
+
+
+def test_active_fit_uses_every_point_once_in_score_order(breast_cancer):
+    X, y = breast_cancer
+    clf = ActiveVANClassifier(batch_size=50, max_iter=100, random_state=0).fit(X, y)
+    assert sorted(clf.queried_indices_) == list(range(len(y)))
+    assert np.all(np.diff(clf.query_iteration_) >= 0) and clf.query_iteration_[-1] == 11
+    assert clf.n_labels_ == len(y) and clf.n_iter_[0] == 12
+    # after one pass q approximates the full-data posterior
+    full = VANLogisticRegression(objective="vi", C=1.0).fit(X, y)
+    assert clf.score(X, y) > 0.97
+    assert 0.3 < np.median(np.diag(clf.sigma_[0]) / np.diag(full.sigma_[0])) < 3
+
+
+def test_active_beats_random_with_few_labels(breast_cancer):
+    """The first 40 labels chosen by entropy teach more than 40 random ones
+    (test log-loss on the rest; averaged over 5 seeds)."""
+    from sklearn.metrics import log_loss
+
+    X, y = breast_cancer
+    losses = {}
+    for strategy in ("entropy", "random"):
+        runs = []
+        for seed in range(5):
+            perm = np.random.RandomState(seed).permutation(len(y))
+            train, test = perm[:400], perm[400:]
+            clf = ActiveVANClassifier(query_strategy=strategy, batch_size=5, max_iter=8, random_state=seed)
+            clf.fit(X[train], y[train])
+            runs.append(log_loss(y[test], clf.predict_proba(X[test])))
+        losses[strategy] = np.mean(runs)
+    assert losses["entropy"] < losses["random"]
+
+
+def test_query_teach_loop_and_stopping_rule(breast_cancer):
+    X, y = breast_cancer
+    clf = ActiveVANClassifier(batch_size=4, max_labels=20, random_state=0)
+    with pytest.raises(NotFittedError):
+        clf.query(X)
+    clf.teach(X[:4], y[:4], classes=[0, 1])
+    pool = np.arange(4, len(y))
+    while not clf.should_stop():
+        idx, _ = clf.query(X[pool])
+        clf.teach(X[pool[idx]], y[pool[idx]])
+        pool = np.delete(pool, idx)
+    assert clf.n_labels_ == 20 and clf.n_iter_[0] == 5
+    threshold = ActiveVANClassifier(uncertainty_threshold=0.7, random_state=0).fit(X, y)
+    assert threshold.should_stop(X)  # every label used: nothing is that uncertain
+    assert threshold.should_stop(X[:0])
+
+
+def test_callable_query_strategy(breast_cancer):
+    X, y = breast_cancer
+    calls = []
+
+    def first_rows(estimator, X_pool, n_instances=1, random_state=None):
+        calls.append(len(X_pool))
+        return np.arange(n_instances), np.zeros(n_instances)
+
+    clf = ActiveVANClassifier(query_strategy=first_rows, batch_size=100, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(clf.queried_indices_, np.arange(len(y)))
+    assert calls == [569, 469, 369, 269, 169, 69]
