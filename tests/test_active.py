@@ -172,3 +172,37 @@ def test_callable_query_strategy(breast_cancer):
     clf = ActiveVANClassifier(query_strategy=first_rows, batch_size=100, random_state=0).fit(X, y)
     np.testing.assert_array_equal(clf.queried_indices_, np.arange(len(y)))
     assert calls == [569, 469, 369, 269, 169, 69]
+
+
+@pytest.mark.parametrize("strategy", ["BatchBALD", "GreedyBALD"])
+def test_skactiveml_bald_strategies_run_with_the_adapter(strategy, breast_cancer):
+    pool = pytest.importorskip("skactiveml.pool")
+    import pickle
+
+    from skvan.active import to_skactiveml
+
+    X, y = breast_cancer
+    y_partial = np.full(len(y), np.nan)
+    y_partial[:30] = y[:30]
+    adapter = to_skactiveml(VANLogisticRegression(objective="vi", C=0.1), classes=[0, 1])
+    query = getattr(pool, strategy)(sample_predictions_method_name="sample_proba",
+                                    sample_predictions_dict={"n_samples": 30}, random_state=0)
+    idx = query.query(X, y_partial, adapter, batch_size=3)
+    assert idx.shape == (3,) and len(set(idx)) == 3 and np.all(idx >= 30)  # unlabelled rows only
+    fitted = adapter.fit(X, y_partial)
+    assert fitted.sample_proba(X[:4], n_samples=7).shape == (7, 4, 2)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(fitted)).predict(X), fitted.predict(X))
+
+
+def test_skactiveml_adapter_starts_from_the_prior_when_a_class_is_missing(breast_cancer):
+    pytest.importorskip("skactiveml")
+    from skvan.active import to_skactiveml
+
+    X, y = breast_cancer
+    one_class = np.flatnonzero(y == 1)[:5]
+    y_partial = np.full(len(y), np.nan)
+    y_partial[one_class] = 1
+    adapter = to_skactiveml(VANLogisticRegression(), classes=[0, 1]).fit(X, y_partial)
+    assert adapter.predict_proba(X).shape == (len(y), 2)
+    with pytest.raises(ValueError, match="at least one labelled sample"):
+        to_skactiveml(VANLogisticRegression(), classes=[0, 1]).fit(X, np.full(len(y), np.nan))

@@ -5,6 +5,7 @@ random_state=None) -> (indices, scores)``, usable as a modAL ``query_strategy``.
 """
 
 from ._classifier import ActiveVANClassifier
+from ._skactiveml import to_skactiveml
 from ._strategies import (
     STRATEGIES,
     bald_sampling,
@@ -22,4 +23,5 @@ __all__ = [
     "margin_sampling",
     "random_sampling",
     "select",
+    "to_skactiveml",
 ]
