@@ -1,6 +1,6 @@
 """How expectations under ``q`` are obtained: closed form, quadrature or Monte Carlo."""
 
-from ._base import CURVATURES, ExpectationEstimator, Expectations, LinearPredictorExpectation
+from ._base import ExpectationEstimator, Expectations, LinearPredictorExpectation
 from ._closed_form import ClosedForm
 from ._monte_carlo import MonteCarlo
 from ._quadrature import (
@@ -15,7 +15,6 @@ from ._quadrature import (
 
 __all__ = [
     "AUTO_NODES",
-    "CURVATURES",
     "ClosedForm",
     "ExpectationEstimator",
     "Expectations",

@@ -11,8 +11,6 @@ from ..objectives import LinearModelObjective
 #: family and ``(n_params,)`` (the diagonal) for a diagonal one.
 Expectations = namedtuple("Expectations", ["value", "gradient", "curvature"])
 
-CURVATURES = ("exact", "gauss_newton")
-
 
 class ExpectationEstimator(ABC):
     """Estimates expectations of an objective under a Gaussian family.

@@ -53,9 +53,6 @@ class _Gaussian:
     def n_params(self):
         return self.mean.shape[0]
 
-    def copy(self):
-        return type(self)(self.mean, self.precision)
-
 
 class FullGaussian(_Gaussian):
     """Gaussian with a full covariance matrix (the paper's VAN).
