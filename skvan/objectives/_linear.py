@@ -68,6 +68,13 @@ class LinearModelObjective(Objective):
             self.scale * self.n_samples / len(indices),
         )
 
+    def scaled(self, factor):
+        """Return ``factor * f`` (for instance ``f / sigma^2``, a negative log joint)."""
+        penalty = None if self.penalty is None else self.penalty.scaled(factor)
+        return LinearModelObjective(
+            self.X, self.y, self.loss, self.sample_weight, penalty, self.scale * factor
+        )
+
     # -- from per-sample derivatives to derivatives in theta --------------------
     def data_gradient(self, raw_gradient):
         """Return ``X^T (scale * w * raw_gradient)``."""

@@ -17,6 +17,10 @@ class _SeparablePenalty:
     def __init__(self, strength):
         self.strength = np.asarray(strength, dtype=np.float64)
 
+    def scaled(self, factor):
+        """The same penalty with strengths multiplied by ``factor``."""
+        return type(self)(factor * self.strength)
+
 
 class L2Penalty(_SeparablePenalty):
     """Ridge penalty ``g(theta) = 1/2 sum_j lambda_j theta_j^2``.

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .._blocks import row_blocks
 from ._base import Objective
 
 
@@ -33,14 +34,16 @@ class QuadraticObjective(Objective):
     def from_data(cls, X, y, sample_weight=None, penalty=None):
         """Weighted least squares ``1/2 sum_i w_i (y_i - x_i^T theta)^2 + g(theta)``."""
         w = np.ones(X.shape[0]) if sample_weight is None else sample_weight
-        Xw = X * w[:, None]
-        return cls(Xw.T @ X, Xw.T @ y, 0.5 * float(np.dot(w * y, y)), penalty)
+        root = np.sqrt(w)
+        G = np.zeros((X.shape[1], X.shape[1]))
+        for rows in row_blocks(X.shape[0], X.shape[1]):
+            Xs = X[rows] * root[rows, None]  # G += Xs^T Xs, a symmetric rank-k product
+            G += Xs.T @ Xs
+        return cls(G, X.T @ (w * y), 0.5 * float(np.dot(w * y, y)), penalty)
 
     def scaled(self, factor):
         """Return ``factor * f`` (for instance ``f / sigma^2``, a negative log joint)."""
-        penalty = None
-        if self.penalty is not None:
-            penalty = type(self.penalty)(factor * self.penalty.strength)
+        penalty = None if self.penalty is None else self.penalty.scaled(factor)
         return QuadraticObjective(factor * self.G, factor * self.b, factor * self.c, penalty)
 
     def smooth_value(self, theta):

@@ -20,7 +20,7 @@ is always invertible.
 
 import numpy as np
 from scipy import linalg
-from scipy.linalg import blas
+from scipy.linalg import blas, lapack
 
 from .._blocks import row_blocks
 
@@ -85,8 +85,13 @@ class FullGaussian(_Gaussian):
     def covariance(self):
         """``precision^-1``, shape ``(n_params, n_params)``."""
         if self._cov is None:
-            cov = linalg.cho_solve(self._chol, np.eye(self.n_params), check_finite=False)
-            self._cov = 0.5 * (cov + cov.T)
+            # The inverse from the Cholesky factor (LAPACK potri): a third of the
+            # flops of solving against the identity.
+            inv, info = lapack.dpotri(self._chol[0], lower=1)
+            if info != 0:
+                inv = linalg.cho_solve(self._chol, np.eye(self.n_params), check_finite=False)
+            inv = np.tril(inv)
+            self._cov = inv + np.tril(inv, -1).T
         return self._cov
 
     def logdet_precision(self):
