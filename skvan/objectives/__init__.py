@@ -9,6 +9,7 @@ from ._linear import LinearModelObjective
 from ._losses import LogisticLoss, SquaredLoss
 from ._penalties import L1Penalty, L2Penalty
 from ._quadratic import QuadraticObjective
+from ._sparse import kkt_finish, support_from_q
 
 __all__ = [
     "FunctionObjective",
@@ -19,4 +20,6 @@ __all__ = [
     "Objective",
     "QuadraticObjective",
     "SquaredLoss",
+    "kkt_finish",
+    "support_from_q",
 ]
