@@ -6,9 +6,15 @@ Hessians.
 """
 
 from .active import ActiveVANClassifier
-from .linear_model import VANLogisticRegression
+from .linear_model import VANLassoRegressor, VANLogisticRegression
 from .optimize import minimize
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["ActiveVANClassifier", "VANLogisticRegression", "__version__", "minimize"]
+__all__ = [
+    "ActiveVANClassifier",
+    "VANLassoRegressor",
+    "VANLogisticRegression",
+    "__version__",
+    "minimize",
+]

@@ -2,7 +2,7 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skvan import ActiveVANClassifier, VANLogisticRegression
+from skvan import ActiveVANClassifier, VANLassoRegressor, VANLogisticRegression
 
 ESTIMATORS = [
     VANLogisticRegression(),
@@ -11,6 +11,10 @@ ESTIMATORS = [
     VANLogisticRegression(expectation="mc", random_state=0),
     ActiveVANClassifier(random_state=0),
     ActiveVANClassifier(query_strategy="bald", random_state=0),
+    VANLassoRegressor(),
+    VANLassoRegressor(alpha=0.1, covariance="diag"),
+    VANLassoRegressor(objective="vi"),
+    VANLassoRegressor(batch_size=4, random_state=0),
 ]
 
 
@@ -22,7 +26,7 @@ def _expected_failed_checks(estimator):
                 "repeating a row changes the pool and so the batches, not only the weights."
             )
         }
-    if estimator.covariance == "diag":
+    if isinstance(estimator, VANLogisticRegression) and estimator.covariance == "diag":
         return {
             "check_sample_weight_equivalence_on_dense_data": (
                 "VAN-D converges linearly and slowly on correlated features; weighted and "

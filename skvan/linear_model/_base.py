@@ -26,8 +26,11 @@ AUTO_GROWTH_FULL_BATCH = 100.0
 class VANLinearModel(BaseEstimator):
     """Base class: shared parameters and the call into :class:`~skvan.van.VANSolver`.
 
-    Subclasses set ``self`` attributes from :meth:`_solve`'s families.
+    Subclasses set ``self`` attributes from :meth:`_solve`'s families, and may
+    set ``_auto_growth``, the ``beta_growth="auto"`` of full-batch VO.
     """
+
+    _auto_growth = AUTO_GROWTH_FULL_BATCH
 
     _parameter_constraints = {
         "beta": [Interval(Real, 0, None, closed="neither")],
@@ -80,20 +83,22 @@ class VANLinearModel(BaseEstimator):
                 precision = np.diag(precision)
         return make_family(self.covariance, mean, precision)
 
-    def _beta_growth(self, n_samples):
+    def _beta_growth(self, n_samples, objective):
         """"auto": geometric growth for VO on the full data, constant otherwise
         (minibatches need the running average; under VI beta is a damping weight)."""
         if self.beta_growth != "auto":
             return float(self.beta_growth)
-        stochastic = self.batch_size is not None and self.batch_size < n_samples
-        return 1.0 if stochastic or self.objective == "vi" else AUTO_GROWTH_FULL_BATCH
+        stochastic = (self.batch_size is not None and n_samples is not None
+                      and self.batch_size < n_samples)
+        return 1.0 if stochastic or objective == "vi" else self._auto_growth
 
     def _solve(self, objective, family, random_state, **overrides):
         """Run the shared solver on ``objective`` from ``family``; return its result."""
+        kind = overrides.pop("objective_kind", self.objective)
         options = dict(
             beta=self.beta,
-            beta_growth=self._beta_growth(objective.n_samples),
-            objective_kind=self.objective,
+            beta_growth=self._beta_growth(getattr(objective, "n_samples", None), kind),
+            objective_kind=kind,
             curvature=self.hessian,
             max_iter=self.max_iter,
             tol=self.tol,

@@ -1,0 +1,262 @@
+"""VANLassoRegressor against scikit-learn's Lasso, and its uncertainty."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_diabetes
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import Lasso, LinearRegression
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from skvan import VANLassoRegressor
+from skvan.objectives import L1Penalty, QuadraticObjective, kkt_finish, support_from_q
+
+
+@pytest.fixture(scope="module")
+def diabetes():
+    X, y = load_diabetes(return_X_y=True)
+    return StandardScaler().fit_transform(X), y
+
+
+def _lasso(X, y, alpha, **kw):
+    return Lasso(alpha=alpha, tol=1e-12, max_iter=100_000, **kw).fit(X, y)
+
+
+def _rel_err(coef, ref):
+    return np.max(np.abs(coef - ref)) / np.max(np.abs(ref))
+
+
+def _synthetic(n, p, k, seed=0):
+    """Correlated Gaussian features, ``k`` nonzero coefficients, unit noise."""
+    rng = np.random.default_rng(seed)
+    mix = rng.standard_normal((p, p)) * np.sqrt(0.3 / p)
+    X = rng.standard_normal((n, p)) + rng.standard_normal((n, p)) @ mix
+    w = np.zeros(p)
+    idx = rng.choice(p, k, replace=False)
+    w[idx] = rng.choice([-1, 1], k) * rng.uniform(0.5, 2.0, k)
+    return X, X @ w + 3.0 + rng.standard_normal(n)
+
+
+@pytest.mark.parametrize("alpha", [0.01, 0.1, 1.0, 5.0, 20.0])
+def test_matches_sklearn_lasso_on_diabetes(alpha, diabetes):
+    X, y = diabetes
+    ref = _lasso(X, y, alpha)
+    van = VANLassoRegressor(alpha=alpha).fit(X, y)
+    assert _rel_err(van.coef_, ref.coef_) <= 1e-3
+    np.testing.assert_array_equal(van.coef_ != 0, ref.coef_ != 0)
+    assert van.intercept_ == pytest.approx(ref.intercept_, rel=1e-6)
+    # The support came from q: the KKT check accepted it without a correction.
+    assert van.n_corrections_ == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("alpha", [0.02, 0.1, 0.5])
+def test_matches_sklearn_lasso_on_a_large_sparse_problem(alpha):
+    """20,000 x 200 with 20 true nonzeros."""
+    X, y = _synthetic(20_000, 200, 20)
+    ref = _lasso(X, y, alpha)
+    van = VANLassoRegressor(alpha=alpha).fit(X, y)
+    assert _rel_err(van.coef_, ref.coef_) <= 1e-3
+    np.testing.assert_array_equal(van.coef_ != 0, ref.coef_ != 0)
+    assert van.n_corrections_ == 0
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(covariance="diag"),
+        dict(hessian="gauss_newton"),
+        dict(expectation="quadrature"),
+        dict(expectation="mc", random_state=0),
+        dict(batch_size=32, random_state=0),
+        dict(beta=0.1),
+    ],
+)
+def test_variants_reach_the_lasso_solution(kw, diabetes):
+    X, y = diabetes
+    ref = _lasso(X, y, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        van = VANLassoRegressor(alpha=1.0, **kw).fit(X, y)
+    assert _rel_err(van.coef_, ref.coef_) <= 1e-3
+    np.testing.assert_array_equal(van.coef_ != 0, ref.coef_ != 0)
+
+
+def test_sample_weight_and_no_intercept_match_sklearn(diabetes):
+    X, y = diabetes
+    w = np.random.default_rng(0).uniform(0.1, 3.0, len(y))
+    ref = _lasso(X, y, 0.5)
+    ref.fit(X, y, sample_weight=w)
+    van = VANLassoRegressor(alpha=0.5).fit(X, y, sample_weight=w)
+    assert _rel_err(van.coef_, ref.coef_) <= 1e-6
+    assert van.intercept_ == pytest.approx(ref.intercept_, rel=1e-6)
+
+    ref = _lasso(X, y - y.mean(), 0.5, fit_intercept=False)
+    van = VANLassoRegressor(alpha=0.5, fit_intercept=False).fit(X, y - y.mean())
+    assert _rel_err(van.coef_, ref.coef_) <= 1e-6
+    assert van.intercept_ == 0.0
+
+
+def test_alpha_zero_warns_and_solves_least_squares(diabetes):
+    X, y = diabetes
+    with pytest.warns(UserWarning, match="alpha=0"):
+        van = VANLassoRegressor(alpha=0.0).fit(X, y)
+    ols = LinearRegression().fit(X, y)
+    assert _rel_err(van.coef_, ols.coef_) <= 1e-8
+
+
+def test_large_alpha_gives_all_zeros_and_the_mean(diabetes):
+    X, y = diabetes
+    van = VANLassoRegressor(alpha=1e3).fit(X, y)
+    assert np.all(van.coef_ == 0)
+    assert van.intercept_ == pytest.approx(y.mean(), rel=1e-12)
+
+
+def test_predict_std_has_noise_and_parameter_uncertainty(diabetes):
+    X, y = diabetes
+    vo = VANLassoRegressor(alpha=1.0).fit(X, y)
+    mean, std = vo.predict(X, return_std=True)
+    np.testing.assert_allclose(mean, vo.predict(X))
+    np.testing.assert_allclose(mean, X @ vo.coef_ + vo.intercept_)
+    # Residual variance with the Lasso's degrees of freedom.
+    k = np.count_nonzero(vo.coef_) + 1
+    assert vo.noise_variance_ == pytest.approx(np.sum((y - mean) ** 2) / (len(y) - k), rel=1e-8)
+    # VO: q has collapsed, the spread is the noise's.
+    np.testing.assert_allclose(std, np.sqrt(vo.noise_variance_), rtol=1e-6)
+
+    vi = VANLassoRegressor(alpha=1.0, objective="vi").fit(X, y)
+    _, std_vi = vi.predict(X, return_std=True)
+    assert np.all(std_vi > np.sqrt(vi.noise_variance_))
+    assert np.all(np.isfinite(std_vi))
+
+
+def test_vi_with_a_flat_prior_is_the_least_squares_posterior(diabetes):
+    """alpha -> 0: the posterior of the linear-Gaussian model with a flat prior is
+    N(OLS, sigma^2 (X~^T X~)^-1), X~ with a column of ones."""
+    X, y = diabetes
+    with pytest.warns(UserWarning, match="alpha=0"):
+        vi = VANLassoRegressor(alpha=0.0, objective="vi").fit(X, y)
+    Xd = np.hstack([X, np.ones((len(y), 1))])
+    cov = vi.noise_variance_ * np.linalg.inv(Xd.T @ Xd)
+    np.testing.assert_allclose(vi.sigma_, cov[:-1, :-1], rtol=1e-6)
+    np.testing.assert_allclose(vi.coef_, LinearRegression().fit(X, y).coef_, rtol=1e-6)
+
+
+def test_vi_reaches_its_fixed_point(diabetes):
+    """At the VI optimum of E_q[f / sigma^2] - H(q): E_q[grad] = 0 and P = E_q[hess]."""
+    from skvan.expectations import ClosedForm
+    from skvan.van import make_family
+
+    X, y = diabetes
+    vi = VANLassoRegressor(alpha=1.0, objective="vi", tol=1e-10, max_iter=500).fit(X, y)
+    quad, _ = _problem(1.0, diabetes)
+    family = make_family("full", np.r_[vi.coef_, vi.intercept_], vi.precision_)
+    e = ClosedForm()(quad.scaled(1.0 / vi.noise_variance_), family)
+    scale = np.abs(e.curvature @ family.mean).max()
+    assert np.abs(e.gradient).max() <= 1e-6 * scale
+    np.testing.assert_allclose(vi.precision_, e.curvature, rtol=1e-6, atol=1e-9 * scale)
+
+
+def test_partial_fit_streams_towards_the_lasso_solution(diabetes):
+    X, y = diabetes
+    ref = _lasso(X, y, 1.0)
+    van = VANLassoRegressor(alpha=1.0, random_state=0)
+    rng = np.random.default_rng(0)
+    errors = []
+    for epoch in range(30):
+        for idx in np.array_split(rng.permutation(len(y)), 10):
+            van.partial_fit(X[idx], y[idx])
+        errors.append(_rel_err(van.coef_, ref.coef_))
+    assert errors[-1] < 0.05 and errors[-1] < 0.5 * errors[0]
+    assert van.n_iter_ == 300
+    assert van.noise_variance_ == pytest.approx(ref_noise(X, y, ref), rel=0.2)
+    with pytest.raises(ValueError, match="features"):
+        van.partial_fit(X[:5, :3], y[:5])
+
+
+def ref_noise(X, y, ref):
+    return np.mean((y - ref.predict(X)) ** 2)
+
+
+def test_pipeline_and_grid_search_over_alpha_and_beta(diabetes):
+    X, y = load_diabetes(return_X_y=True)
+    pipe = make_pipeline(StandardScaler(), VANLassoRegressor())
+    grid = GridSearchCV(
+        pipe, {"vanlassoregressor__alpha": [0.1, 1.0], "vanlassoregressor__beta": [0.5, 1.0]}, cv=3
+    ).fit(X, y)
+    assert grid.best_score_ > 0.4
+    assert set(grid.cv_results_["param_vanlassoregressor__beta"]) == {0.5, 1.0}
+
+
+def test_seeded_fits_are_identical(diabetes):
+    X, y = diabetes
+    a = VANLassoRegressor(batch_size=50, random_state=3).fit(X, y)
+    b = VANLassoRegressor(batch_size=50, random_state=3).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    np.testing.assert_array_equal(a.precision_, b.precision_)
+
+
+def test_warm_start_starts_from_the_previous_solution(diabetes):
+    X, y = diabetes
+    van = VANLassoRegressor(alpha=1.0, warm_start=True).fit(X, y)
+    first = van.n_iter_
+    van.set_params(alpha=1.01).fit(X, y)
+    assert _rel_err(van.coef_, _lasso(X, y, 1.01).coef_) <= 1e-3
+    assert van.n_iter_ <= first + 5
+
+
+def test_bad_input_is_rejected_with_a_clear_message(diabetes):
+    X, y = diabetes
+    with pytest.raises(ValueError, match="alpha"):
+        VANLassoRegressor(alpha=-1.0).fit(X, y)
+    with pytest.raises(ValueError, match="NaN"):
+        VANLassoRegressor().fit(np.where(X > 2, np.nan, X), y)
+    with pytest.raises(ValueError, match="beta"):
+        VANLassoRegressor(objective="vi", beta=2.0).fit(X, y)
+    with pytest.raises(ValueError, match="[Nn]egative"):
+        VANLassoRegressor().fit(X, y, sample_weight=-np.ones(len(y)))
+
+
+# -- the finish: support from q, exact values, KKT check --------------------------
+def _problem(alpha, diabetes):
+    X, y = diabetes
+    Xd = np.hstack([X, np.ones((len(y), 1))])
+    strength = np.r_[np.full(X.shape[1], alpha * len(y)), 0.0]
+    ref = _lasso(X, y, alpha)
+    return QuadraticObjective.from_data(Xd, y, penalty=L1Penalty(strength)), np.r_[ref.coef_, ref.intercept_]
+
+
+def test_support_from_q_reads_the_sign_probability():
+    strength = np.array([1.0, 1.0, 1.0, 0.0])
+    mean = np.array([1.0, 1.0, 0.1, 0.0])
+    var = np.array([1e-4, 1.0, 1e-6, 1.0])
+    # |m|/s = 100 (decided), 1 (undecided), 100 but within the slack, unpenalised.
+    np.testing.assert_array_equal(support_from_q(mean, var, strength), [True, False, True, True])
+    np.testing.assert_array_equal(
+        support_from_q(mean, var, strength, slack=0.1), [True, False, False, True]
+    )
+
+
+def test_kkt_finish_is_exact_from_a_concentrated_q(diabetes):
+    quad, theta = _problem(1.0, diabetes)
+    # The zeros keep some mass on both sides of 0; the others are certain.
+    noisy = theta + 1e-8 * np.where(theta == 0, 1.0, theta)
+    var = np.where(theta == 0, 1e-14, 1e-30)
+    coef, n_corrections, ok = kkt_finish(quad, noisy, var)
+    assert ok and n_corrections == 0
+    np.testing.assert_allclose(coef, theta, rtol=1e-9, atol=1e-9)
+
+
+def test_kkt_finish_corrects_a_wrong_support(diabetes):
+    quad, theta = _problem(1.0, diabetes)
+    wrong = theta.copy()
+    wrong[np.flatnonzero(theta[:-1] == 0)[0]] = 0.5  # a zero claimed nonzero
+    wrong[np.flatnonzero(theta[:-1] != 0)[0]] = 0.0  # a nonzero claimed zero
+    coef, n_corrections, ok = kkt_finish(quad, wrong, np.full(theta.shape, 1e-30))
+    assert ok and n_corrections >= 2
+    np.testing.assert_allclose(coef, theta, rtol=1e-9, atol=1e-9)
+    _, _, ok = kkt_finish(quad, wrong, np.full(theta.shape, 1e-30), max_corrections=0)
+    assert not ok
