@@ -45,7 +45,8 @@ the first trial always passes):
   until the VI objective ``E_q[f] + 1/2 log det P`` (``E_q[f] - H(q)`` up to a
   constant) does not increase; ``alpha_t`` records the factor on ``beta_t``.
 - ``vo`` with ``vo_safeguard="step"``: the whole step is redone with ``beta_t``
-  halved until ``L_{t+1}(mu_{t+1}) <= L_t(mu_t)``, down to ``beta_t = 2^-30 beta``.
+  halved until ``L_{t+1}(mu_{t+1}) <= L_t(mu_t)``, down to ``beta_t = 2^-30 beta``;
+  the next step then starts from at most twice the accepted ``beta_t``.
   Shortening only the mean step lets ``q`` collapse around a mean that has not
   arrived; on non-smooth ``f`` (the L1 penalty, whose expected curvature grows
   like ``1/s`` near 0) that freezes coordinates. Halving ``beta_t`` for the
