@@ -260,3 +260,23 @@ def test_kkt_finish_corrects_a_wrong_support(diabetes):
     np.testing.assert_allclose(coef, theta, rtol=1e-9, atol=1e-9)
     _, _, ok = kkt_finish(quad, wrong, np.full(theta.shape, 1e-30), max_corrections=0)
     assert not ok
+
+
+def test_full_batch_iterations_do_not_touch_the_rows(diabetes, monkeypatch):
+    """With exact expectations the solver iterates on X^T X and X^T y only (a
+    QuadraticObjective: O(p^3) per iteration, nothing of size n_samples)."""
+    import skvan.linear_model._base as base
+
+    seen = []
+    real = base.VANSolver
+
+    def spy(objective, *args, **kwargs):
+        seen.append(type(objective))
+        return real(objective, *args, **kwargs)
+
+    monkeypatch.setattr(base, "VANSolver", spy)
+    X, y = diabetes
+    small = VANLassoRegressor(alpha=1.0).fit(X, y)
+    large = VANLassoRegressor(alpha=1.0).fit(np.tile(X, (50, 1)), np.tile(y, 50))
+    assert seen == [QuadraticObjective, QuadraticObjective]
+    np.testing.assert_allclose(small.coef_, large.coef_, rtol=1e-9)
