@@ -149,9 +149,21 @@ def minimize(
     >>> res.success, np.round(res.x, 4)
     (True, array([3., 3.]))
     """
-    x0 = np.atleast_1d(np.asarray(x0, dtype=np.float64))
-    if x0.ndim != 1 or not np.all(np.isfinite(x0)):
-        raise ValueError(f"x0 must be a finite 1-D array, got shape {x0.shape}.")
+    if not callable(fun):
+        raise TypeError(f"fun must be callable, got {type(fun).__name__}.")
+    if not (jac is None or jac is True or callable(jac)):
+        raise TypeError(f"jac must be a callable, True or None, got {jac!r}.")
+    if not (hess is None or callable(hess)):
+        raise TypeError(f"hess must be a callable or None, got {type(hess).__name__}.")
+    x0 = np.atleast_1d(np.asarray(x0))
+    if np.iscomplexobj(x0) or not (np.issubdtype(x0.dtype, np.number) or x0.dtype == bool):
+        raise ValueError(f"x0 must be an array of real numbers, got dtype {x0.dtype}.")
+    x0 = x0.astype(np.float64)
+    if x0.ndim != 1 or x0.size == 0 or not np.all(np.isfinite(x0)):
+        raise ValueError(
+            f"x0 must be a finite, non-empty 1-D array, got shape {x0.shape}"
+            + ("" if np.all(np.isfinite(x0)) else " with NaN or inf") + "."
+        )
     n = x0.shape[0]
     for name, value, low in (("sigma0", sigma0, 0.0), ("beta", beta, 0.0)):
         if not np.isscalar(value) or not np.isfinite(value) or value <= low:

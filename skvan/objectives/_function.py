@@ -59,9 +59,9 @@ class FunctionObjective(Objective):
             return self.values_gradients(thetas)[0]
         self.nfev += len(thetas)
         if self.vectorized:
-            out = np.asarray(self.fun(thetas), dtype=np.float64).reshape(len(thetas))
+            out = _shaped("fun", self.fun(thetas), (len(thetas),))
         else:
-            out = np.array([float(v) for v in self._map(self.fun, thetas)])
+            out = np.array([_scalar("fun", v) for v in self._map(self.fun, thetas)])
         return _finite("fun", out)
 
     def values_gradients(self, thetas):
@@ -71,11 +71,12 @@ class FunctionObjective(Objective):
             raise ValueError("no gradient: pass jac to use first- or second-order expectations.")
         self.nfev += len(thetas)
         self.njev += len(thetas)
+        k, n = len(thetas), self.n_params
         if self.jac is True:
             if self.vectorized:
-                values, grads = self.fun(thetas)
+                values, grads = _pair(self.fun(thetas))
             else:
-                pairs = self._map(self.fun, thetas)
+                pairs = [_pair(p) for p in self._map(self.fun, thetas)]
                 values = [p[0] for p in pairs]
                 grads = [p[1] for p in pairs]
         else:
@@ -84,16 +85,21 @@ class FunctionObjective(Objective):
             else:
                 values = self._map(self.fun, thetas)
                 grads = self._map(self.jac, thetas)
-        values = np.asarray(values, dtype=np.float64).reshape(len(thetas))
-        grads = np.asarray(grads, dtype=np.float64).reshape(len(thetas), self.n_params)
+        if self.vectorized:
+            values = _shaped("fun", values, (k,))
+            grads = _shaped("jac", grads, (k, n))
+        else:
+            values = np.array([_scalar("fun", v) for v in values])
+            grads = np.array([_shaped("jac", g, (n,)) for g in grads]).reshape(k, n)
         return _finite("fun", values), _finite("jac", grads)
 
     def hessians(self, thetas):
         """``hess f`` at each row, shape ``(n, n_params, n_params)``."""
         thetas = np.atleast_2d(thetas)
         self.nhev += len(thetas)
-        H = np.asarray(self._map(self.hess, thetas), dtype=np.float64)
-        return _finite("hess", H.reshape(len(thetas), self.n_params, self.n_params))
+        n = self.n_params
+        H = np.array([_shaped("hess", h, (n, n)) for h in self._map(self.hess, thetas)])
+        return _finite("hess", H.reshape(len(thetas), n, n))
 
     # -- pointwise interface ------------------------------------------------------
     def value(self, theta):
@@ -110,3 +116,35 @@ def _finite(name, a):
     if not np.all(np.isfinite(a)):
         raise ValueError(f"{name} returned a non-finite value (NaN or inf) at a sampled point.")
     return a
+
+
+def _scalar(name, value):
+    """``value`` as a float, or a ValueError saying what ``name`` returned instead."""
+    a = np.asarray(value)
+    if a.size != 1 or not (np.issubdtype(a.dtype, np.number) or a.dtype == bool) \
+            or np.iscomplexobj(a):
+        raise ValueError(
+            f"{name} must return a real scalar, got {type(value).__name__} "
+            f"of shape {a.shape} and dtype {a.dtype}."
+        )
+    return float(a.reshape(()))
+
+
+def _shaped(name, value, shape):
+    """``value`` as a float64 array of ``shape``, or a ValueError naming ``name``."""
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must return real numbers of shape {shape}: {exc}") from None
+    if a.shape != shape:
+        raise ValueError(f"{name} must return an array of shape {shape}, got shape {a.shape}.")
+    return a
+
+
+def _pair(out):
+    """``(value, gradient)`` as ``fun`` returns it with ``jac=True``."""
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise ValueError(
+            f"with jac=True, fun must return a pair (value, gradient); got {type(out).__name__}."
+        )
+    return out
