@@ -113,6 +113,7 @@ class ActiveVANClassifier(VANLogisticRegression):
     _parameter_constraints = {
         **{k: v for k, v in VANLogisticRegression._parameter_constraints.items()
            if k not in ("objective", "beta_growth", "warm_start", "tol")},
+        "C": [Interval(Real, 0, None, closed="neither")],  # the stream's prior N(0, C I)
         "expectation": [StrOptions({"quadrature", "mc"})],
         "query_strategy": [StrOptions(set(STRATEGIES)), callable],
         "batch_size": [Interval(Integral, 1, None, closed="left")],

@@ -1,8 +1,12 @@
 """VANLogisticRegression: L2-penalised logistic regression fitted by VAN."""
 
+import warnings
+from numbers import Real
+
 import numpy as np
 from scipy.special import expit, logsumexp
 from sklearn.base import ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
@@ -12,7 +16,6 @@ from ..expectations import log_expected_sigmoid
 from ..objectives import L2Penalty, LinearModelObjective, LogisticLoss
 from ._base import VANLinearModel
 
-from numbers import Real
 
 class VANLogisticRegression(ClassifierMixin, VANLinearModel):
     """Logistic regression fitted by the Variational Adaptive-Newton method.
@@ -36,7 +39,9 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
     ----------
     C : float, default=1.0
         Inverse regularisation strength, ``> 0``, as in scikit-learn (prior
-        variance of each coefficient under ``objective="vi"``).
+        variance of each coefficient under ``objective="vi"``). ``np.inf`` means
+        no penalty: on separable classes the optimum is then at infinity, and
+        VAN warns and returns its last (finite) iterate.
     fit_intercept : bool, default=True
         Whether to fit an (unpenalised) intercept.
     beta : float, default=1.0
@@ -154,7 +159,7 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
 
     _parameter_constraints = {
         **VANLinearModel._parameter_constraints,
-        "C": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, 0, None, closed="right")],
     }
 
     def __init__(
@@ -256,13 +261,22 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         rng = check_random_state(self.random_state)
         Xd = self._design(X)
-        families, n_iter = [], []
+        families, n_iter, unconverged = [], [], False
         for k, y_pm in enumerate(self._binary_targets(y)):
             objective = self._objective(Xd, y_pm, sample_weight)
             family = self._initial_family(Xd, sample_weight, previous[k] if previous else None)
             result = self._solve(objective, family, rng)
             families.append(result.family)
             n_iter.append(result.n_iter)
+            unconverged = unconverged or not result.converged
+        if np.isinf(self.C) and unconverged:
+            warnings.warn(
+                "With C=inf (no penalty) VAN did not converge: if the classes are "
+                "separable the optimum is at infinity. coef_ is the last iterate; use a "
+                "finite C.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         self._unpack(families)
         self.n_iter_ = np.array(n_iter, dtype=np.int32)
         return self
@@ -302,6 +316,11 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
             self._check_solver_params()
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
+            if np.isinf(self.C):
+                raise ValueError(
+                    "partial_fit starts from the prior N(0, C I), which C=inf does not "
+                    "define; use a finite C."
+                )
         elif classes is not None and not np.array_equal(self.classes_, np.unique(classes)):
             raise ValueError(
                 f"`classes={np.unique(classes).tolist()}` is not the same as on the first "

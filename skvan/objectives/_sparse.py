@@ -15,6 +15,8 @@ It stays bounded away from 0 for a coefficient whose optimum is 0 and vanishes
 (``|m_j| / s_j -> inf`` as ``q`` concentrates) for the others.
 """
 
+import warnings
+
 import numpy as np
 from scipy import linalg
 from scipy.special import ndtri
@@ -53,11 +55,14 @@ def _solve_on_support(G, b, strength, support, signs):
     rhs = b[idx] - strength[idx] * signs[idx]
     G_SS = G[np.ix_(idx, idx)]
     try:
-        w[idx] = linalg.solve(G_SS, rhs, assume_a="pos", check_finite=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", linalg.LinAlgWarning)
+            w[idx] = linalg.solve(G_SS, rhs, assume_a="pos", check_finite=False)
         if not np.all(np.isfinite(w)):
             raise linalg.LinAlgError
-    except (linalg.LinAlgError, ValueError):
-        # Singular G_SS (collinear or duplicated columns): the minimum-norm solution.
+    except (linalg.LinAlgError, linalg.LinAlgWarning, ValueError):
+        # Singular or ill-conditioned G_SS (collinear or duplicated columns,
+        # features on wildly different scales): the minimum-norm solution.
         w[idx] = linalg.lstsq(G_SS, rhs, check_finite=False)[0]
     return w
 
