@@ -225,6 +225,9 @@ class VANSolver:
                     except StopIteration:
                         self.stopped = True
                         break
+            # The covariance too, under the same BLAS threads as the loop: the
+            # result is then bit-identical wherever it runs (e.g. joblib workers).
+            self.family.covariance  # noqa: B018 (computed and cached)
         return self.finalize()
 
     def _blas_threads(self):
