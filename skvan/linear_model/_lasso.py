@@ -242,17 +242,21 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         self.verbose = verbose
 
     # -- objectives -----------------------------------------------------------------
-    def _penalty(self, n_params, total_weight):
-        """``L1Penalty`` with ``lambda = alpha * sum(weights)``, intercept unpenalised."""
+    def _penalty(self, n_params, total_weight, scale=None):
+        """``L1Penalty`` with ``lambda = alpha * sum(weights)``, intercept unpenalised;
+        over ``theta' = scale * theta`` the strengths are ``lambda / scale``."""
         strength = np.full(n_params, self.alpha * total_weight)
+        if scale is not None:
+            strength = strength / scale
         if self.fit_intercept:
             strength[-1] = 0.0
         return L1Penalty(strength)
 
-    def _objectives(self, X_design, y, sample_weight):
+    def _objectives(self, X_design, y, sample_weight, scale=None):
         """``(solver_objective, quadratic)``: what the solver iterates on, and the
-        least-squares objective through ``X^T W X`` (for the finish and the noise)."""
-        penalty = self._penalty(X_design.shape[1], float(np.sum(sample_weight)))
+        least-squares objective through ``X^T W X`` (for the finish and the noise),
+        over ``theta' = scale * theta`` for a design already divided by ``scale``."""
+        penalty = self._penalty(X_design.shape[1], float(np.sum(sample_weight)), scale)
         quadratic = QuadraticObjective.from_data(X_design, y, sample_weight, penalty)
         full_batch = self.batch_size is None or self.batch_size >= X_design.shape[0]
         if self.expectation == "exact" and full_batch:
@@ -307,11 +311,11 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         y = np.asarray(y, dtype=np.float64)
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         rng = check_random_state(self.random_state)
-        Xd = self._design(X)
+        Xd, scale = self._scaled_design(X, sample_weight)
         start = None
         if self.warm_start and hasattr(self, "coef_") and len(np.atleast_1d(self.coef_)) == X.shape[1]:
-            start = self._families()[0].mean
-        objective, quadratic = self._objectives(Xd, y, sample_weight)
+            start = self._families()[0].mean * scale
+        objective, quadratic = self._objectives(Xd, y, sample_weight, scale)
 
         family = self._initial_family(Xd, sample_weight, start)
         result = self._solve_vo(objective, quadratic, family, rng)
@@ -342,7 +346,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
                 objective, quadratic, Xd, sample_weight, coef, rng
             )
             self.n_corrections_ = 0
-        self._set_attributes(family)
+        self._set_attributes(family, scale)
         return self
 
     def _solve_vo(self, objective, quadratic, family, rng, **overrides):
@@ -372,8 +376,8 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         result = self._solve(log_joint, family, rng)
         return family, result.n_iter
 
-    def _set_attributes(self, family):
-        self._unpack([family])
+    def _set_attributes(self, family, scale=None):
+        self._unpack([family], scale)
         self.coef_ = self.coef_[0]
         self.intercept_ = float(self.intercept_[0])
         self.sigma_ = self.sigma_[0]

@@ -223,10 +223,15 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
             return [np.where(y == self.classes_[1], 1.0, -1.0)]
         return [np.where(y == c, 1.0, -1.0) for c in self.classes_]
 
-    def _objective(self, X_design, y_pm, sample_weight, penalised=True):
+    def _objective(self, X_design, y_pm, sample_weight, penalised=True, scale=None):
+        """The objective over ``theta' = scale * theta`` for the design ``X_design``
+        (already divided by ``scale``): the penalty ``||w||^2 / (2C)`` becomes
+        ``sum_j w'_j^2 / (2 C scale_j^2)``."""
         penalty = None
         if penalised:
             strength = np.full(X_design.shape[1], 1.0 / self.C)
+            if scale is not None:
+                strength = strength / scale**2
             if self.fit_intercept:
                 strength[-1] = 0.0
             penalty = L2Penalty(strength)
@@ -260,11 +265,13 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
         self.classes_ = self._validate_targets(y)
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         rng = check_random_state(self.random_state)
-        Xd = self._design(X)
+        # The logistic curvature is at most 1/4 per sample; the penalty adds 1/C.
+        Xd, scale = self._scaled_design(X, sample_weight, curvature=4.0 / self.C)
         families, n_iter, unconverged = [], [], False
         for k, y_pm in enumerate(self._binary_targets(y)):
-            objective = self._objective(Xd, y_pm, sample_weight)
-            family = self._initial_family(Xd, sample_weight, previous[k] if previous else None)
+            objective = self._objective(Xd, y_pm, sample_weight, scale=scale)
+            start = previous[k] * scale if previous else None
+            family = self._initial_family(Xd, sample_weight, start)
             result = self._solve(objective, family, rng)
             families.append(result.family)
             n_iter.append(result.n_iter)
@@ -277,7 +284,7 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        self._unpack(families)
+        self._unpack(families, scale)
         self.n_iter_ = np.array(n_iter, dtype=np.int32)
         return self
 

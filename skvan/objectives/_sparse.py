@@ -53,17 +53,23 @@ def _solve_on_support(G, b, strength, support, signs):
         return w
     idx = np.flatnonzero(support)
     rhs = b[idx] - strength[idx] * signs[idx]
-    G_SS = G[np.ix_(idx, idx)]
+    # Equilibrated: (D^-1 G_SS D^-1) (D w) = D^-1 rhs with D = sqrt(diag G_SS), so
+    # that columns on wildly different scales do not cost accuracy.
+    diag = np.sqrt(np.clip(np.diag(G)[idx], 0, None))
+    diag[~(np.isfinite(diag) & (diag > 0))] = 1.0
+    A = G[np.ix_(idx, idx)] / diag[:, None] / diag[None, :]
+    rhs = rhs / diag
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", linalg.LinAlgWarning)
-            w[idx] = linalg.solve(G_SS, rhs, assume_a="pos", check_finite=False)
-        if not np.all(np.isfinite(w)):
+            z = linalg.solve(A, rhs, assume_a="pos", check_finite=False)
+        if not np.all(np.isfinite(z)):
             raise linalg.LinAlgError
     except (linalg.LinAlgError, linalg.LinAlgWarning, ValueError):
-        # Singular or ill-conditioned G_SS (collinear or duplicated columns,
-        # features on wildly different scales): the minimum-norm solution.
-        w[idx] = linalg.lstsq(G_SS, rhs, check_finite=False)[0]
+        # Singular or ill-conditioned (collinear or duplicated columns): the
+        # minimum-norm solution.
+        z = linalg.lstsq(A, rhs, check_finite=False)[0]
+    w[idx] = z / diag
     return w
 
 
@@ -86,7 +92,8 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
     eps, slack : float
         As in :func:`support_from_q`.
     rtol : float
-        KKT tolerance, relative to ``max(max_j lambda_j, max_j |b_j|)``.
+        KKT tolerance of coordinate ``j``, relative to ``max(lambda_j, sqrt(G_jj 2c))``
+        (``sqrt(G_jj 2c) = ||x_j|| ||y||`` for least squares: the size of its gradient).
     max_corrections : int or None
         At most this many corrections (None: ``n_params``).
 
@@ -105,7 +112,8 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
     free = strength == 0
     if max_corrections is None:
         max_corrections = len(b)
-    atol = rtol * max(float(np.max(strength, initial=0.0)), float(np.max(np.abs(b), initial=0.0)))
+    # Per coordinate: |(G w - b)_j| is at most ||x_j|| ||y|| = sqrt(G_jj 2c) at w = 0.
+    atol = rtol * np.maximum(strength, np.sqrt(np.clip(np.diag(G), 0, None) * max(2 * objective.c, 0)))
     support = support_from_q(mean, variance, strength, eps, slack)
     signs = np.sign(mean)
     for n_corrections in range(max_corrections + 1):
