@@ -65,15 +65,15 @@ def rel_err(coef, ref):
 def van_trajectory(X, y, alpha, ref, max_passes, batch_size=None):
     """(passes, error of the mean) after each VAN iteration, run for ``max_passes``."""
     est = VANLassoRegressor(alpha=alpha, batch_size=batch_size, random_state=0)
-    Xd = est._design(X)
     w = np.ones(len(y))
-    objective, quadratic = est._objectives(Xd, y, w)
+    Xd, scale = est._scaled_design(X, w)
+    objective, quadratic = est._objectives(Xd, y, w, scale)
     family = est._initial_family(Xd, w)
     p = X.shape[1]
     curve = []
 
     def record(solver):
-        curve.append((solver.n_data_passes, rel_err(solver.family.mean[:p], ref)))
+        curve.append((solver.n_data_passes, rel_err((solver.family.mean / scale)[:p], ref)))
         if solver.n_data_passes >= max_passes:
             raise StopIteration
 

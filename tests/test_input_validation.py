@@ -224,15 +224,19 @@ def test_predict_with_the_wrong_number_of_features(make):
 # -- the user's arrays are never modified -----------------------------------------------
 @pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-def test_read_only_inputs_work_and_are_not_modified(make, dtype):
-    est = make()
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_read_only_inputs_work_and_are_not_modified(make, dtype, fit_intercept):
+    est = make().set_params(fit_intercept=fit_intercept)
     X, y = _data(est)
-    X = np.asfortranarray(X.astype(dtype))
+    X = np.asfortranarray(X.astype(dtype) * 3.0)  # not standardised: fit rescales it
     w = np.linspace(0.5, 2.0, len(y))
     copies = [X.copy(), y.copy(), w.copy()]
     for a in (X, y, w):
         a.setflags(write=False)
     est.fit(X, y, sample_weight=w)
+    writeable = X.copy()
+    est.fit(writeable, y, sample_weight=w)  # a writeable one is not modified either
+    np.testing.assert_array_equal(writeable, copies[0])
     est.predict(X)
     if hasattr(est, "predict_proba"):
         est.predict_proba(X)

@@ -10,6 +10,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from .._blocks import row_blocks
 from .._compat import Interval, StrOptions
 from ..expectations import make_expectation
 from ..van import VANSolver, make_family
@@ -86,7 +87,11 @@ class VANLinearModel(BaseEstimator):
             ridge = np.full(Xd.shape[1], curvature / total)
             if self.fit_intercept:
                 ridge[-1] = 0.0
-            mean_square = np.einsum("i,ij->j", sample_weight, (Xd / top) ** 2) / total
+            mean_square = np.zeros(Xd.shape[1])
+            for rows in row_blocks(*Xd.shape):
+                block = Xd[rows] / top
+                mean_square += sample_weight[rows] @ (block * block)
+            mean_square /= total
             scale = np.hypot(top * np.sqrt(mean_square), np.sqrt(ridge))  # no over/underflow
         else:
             scale = np.ones(Xd.shape[1])
@@ -95,7 +100,12 @@ class VANLinearModel(BaseEstimator):
         # (about 1e+-48), so that the precision, which under VO grows up to
         # 1e100 times the curvature, stays finite in the original coordinates.
         scale = np.exp2(np.clip(np.round(np.log2(scale)), -_MAX_LOG2_SCALE, _MAX_LOG2_SCALE))
-        return Xd / scale, scale
+        if np.all(scale == 1.0):  # standardised data: nothing to do
+            return Xd, scale
+        if np.shares_memory(Xd, X):  # no intercept column: Xd may be the user's array
+            return Xd / scale, scale
+        Xd /= scale
+        return Xd, scale
 
     def _initial_family(self, X_design, sample_weight, mean=None, precision=None):
         """The starting ``q = N(mean, precision^-1)``.
