@@ -24,6 +24,12 @@ from ..van import VANSolver, make_family
 AUTO_GROWTH_FULL_BATCH = 100.0
 
 _MAX_LOG2_SCALE = 160
+#: fit rescales the columns only when their scales differ by more than 2^10
+#: (or all are that far from 1): VAN's Newton-like steps do not need it on
+#: moderately scaled data, where the start (unit predictor variance) is already
+#: matched; it matters when the curvature's diagonal spans many decades (1e-8 to
+#: 1e8 features broke the precision's float64 resolution).
+_MAX_LOG2_SPREAD = 10
 
 
 class VANLinearModel(BaseEstimator):
@@ -69,29 +75,34 @@ class VANLinearModel(BaseEstimator):
     def _scaled_design(self, X, sample_weight, curvature=0.0):
         """``(X_design / scale, scale)``, ``scale_j`` the square root of the
         weighted mean of ``x_j^2`` plus ``curvature / sum(weights)`` (the penalty's
-        own curvature on each coefficient; not on the intercept). Zero columns
-        keep scale 1.
+        own curvature on each coefficient; not on the intercept), rounded to a
+        power of two; all ones when the columns are within ``2^10`` of each other
+        and of 1. Zero columns keep scale 1.
 
         ``fit`` works in the coordinates ``theta' = scale * theta``, an exact
         reparametrisation (penalties are rescaled with it, :meth:`_unpack` maps
         back) that equalises the diagonal of the curvature to within a factor 2,
-        as Jacobi preconditioning does (scales are powers of two). VAN is Newton-like, so on well-scaled data this
-        changes little; on features spanning 1e-8 to 1e8 it keeps the precision's
-        eigenvalues within float64's reach (they would otherwise span 1e32).
+        as Jacobi preconditioning does (powers of two keep it exact). On features
+        spanning 1e-8 to 1e8 it keeps the precision's eigenvalues within
+        float64's reach (they would otherwise span 1e32).
         """
         Xd = self._design(X)
-        top = np.max(np.abs(Xd), axis=0, initial=0.0)
+        top = np.maximum(Xd.max(axis=0, initial=0.0), -Xd.min(axis=0, initial=0.0))
         top[top == 0] = 1.0
         total = float(np.sum(sample_weight))
         if total > 0:
             ridge = np.full(Xd.shape[1], curvature / total)
             if self.fit_intercept:
                 ridge[-1] = 0.0
+            # Squares of entries beyond 1e+-100 would over/underflow: normalise those.
+            safe = bool(np.all((top < 1e100) & (top > 1e-100)))
+            norm = np.ones_like(top) if safe else top
             mean_square = np.zeros(Xd.shape[1])
             for rows in row_blocks(*Xd.shape):
-                block = Xd[rows] / top
-                mean_square += sample_weight[rows] @ (block * block)
+                block = Xd[rows] if safe else Xd[rows] / norm
+                mean_square += np.einsum("i,ij,ij->j", sample_weight[rows], block, block)
             mean_square /= total
+            top = norm
             scale = np.hypot(top * np.sqrt(mean_square), np.sqrt(ridge))  # no over/underflow
         else:
             scale = np.ones(Xd.shape[1])
@@ -99,9 +110,10 @@ class VANLinearModel(BaseEstimator):
         # Powers of two, so that scaling and unscaling are exact; within 2^+-160
         # (about 1e+-48), so that the precision, which under VO grows up to
         # 1e100 times the curvature, stays finite in the original coordinates.
-        scale = np.exp2(np.clip(np.round(np.log2(scale)), -_MAX_LOG2_SCALE, _MAX_LOG2_SCALE))
-        if np.all(scale == 1.0):  # standardised data: nothing to do
-            return Xd, scale
+        log2 = np.clip(np.round(np.log2(scale)), -_MAX_LOG2_SCALE, _MAX_LOG2_SCALE)
+        if np.ptp(log2) <= _MAX_LOG2_SPREAD and abs(np.mean(log2)) <= _MAX_LOG2_SPREAD:
+            return Xd, np.ones_like(scale)  # well scaled: VAN's steps need no help
+        scale = np.exp2(log2)
         if np.shares_memory(Xd, X):  # no intercept column: Xd may be the user's array
             return Xd / scale, scale
         Xd /= scale
