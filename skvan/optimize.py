@@ -32,6 +32,7 @@ def minimize(
     covariance="full",
     hessian="exact",
     n_mc_samples=None,
+    fitness_shaping=False,
     max_iter=500,
     tol=1e-6,
     vectorized=False,
@@ -90,7 +91,15 @@ def minimize(
         estimate is projected onto the PSD cone when it would break definiteness.
     n_mc_samples : int or None, default=None
         Draws per iteration, ``>= 2`` (rounded down to pairs); None uses
-        ``2 (n + 1)``.
+        ``2 (n + 1)``, or with ``fitness_shaping`` the evolution strategies'
+        population ``4 + floor(3 log n)`` (rounded up to pairs).
+    fitness_shaping : bool, default=False
+        Zero order only: use the ranks of the values instead of the values
+        (rank-based utilities, as in natural evolution strategies). The step is
+        then invariant to any increasing transformation of ``f``, and its rates
+        are those of exponential NES: ``beta_t = beta * 3 (3 + log n) / (5 n sqrt(n))``
+        for the precision, ``beta`` for the mean (Notes). Much more robust on
+        ill-conditioned or multimodal ``f`` (``benchmarks/bench_minimize.py``).
     max_iter : int, default=500
         Maximum number of iterations.
     tol : float, default=1e-6
@@ -126,6 +135,17 @@ def minimize(
 
     Notes
     -----
+    With ``fitness_shaping=True`` the zero-order estimates use, in place of
+    ``f(theta_s)``, minus the rank-based utilities ``u_s`` of natural evolution
+    strategies (the best half of the draws weighted by ``log`` of their rank,
+    summing to zero). With ``P = L L^T`` and whitened draws ``z_s`` the VAN step
+    becomes ``P <- L (I - beta_t G) L^T``, ``G = sum_s u_s (z_s z_s^T - I)``, and
+    ``mu <- mu + beta L^-T (I - beta_t G)^-1 sum_s u_s z_s``: the exponential NES
+    (xNES) update to first order, with its learning rates. The precision can
+    then shrink as well as grow (``q`` widens along directions where the
+    better draws lie far out), which the running sum of raw Hessian estimates
+    rarely allows.
+
     The same solver fits :class:`~skvan.VANLogisticRegression`; here the objective
     is the user's function and expectations are Monte Carlo, so no line search is
     used; instead each step is a trust region in ``q``'s own metric: ``beta_t`` is
@@ -139,6 +159,10 @@ def minimize(
     ----------
     .. [1] M. E. Khan, W. Lin, V. Tangkaratt, Z. Liu and D. Nielsen, "Variational
        Adaptive-Newton Method for Explorative Learning", AISTATS 2018.
+    .. [2] T. Glasmachers, T. Schaul, Y. Sun, D. Wierstra and J. Schmidhuber,
+       "Exponential Natural Evolution Strategies", GECCO 2010.
+    .. [3] D. Wierstra, T. Schaul, T. Glasmachers, Y. Sun, J. Peters and
+       J. Schmidhuber, "Natural Evolution Strategies", JMLR 15, 2014.
 
     Examples
     --------
@@ -174,13 +198,18 @@ def minimize(
         raise ValueError(f"covariance must be 'full' or 'diag', got {covariance!r}.")
     if hessian not in ("exact", "gauss_newton"):
         raise ValueError(f"hessian must be 'exact' or 'gauss_newton', got {hessian!r}.")
+    if fitness_shaping and (jac is not None or hess is not None):
+        raise ValueError(
+            "fitness_shaping replaces function values by their ranks and applies to the "
+            "zero-order oracle only; drop jac and hess, or set fitness_shaping=False."
+        )
     if hessian == "gauss_newton" and jac is None:
         raise ValueError(
             "hessian='gauss_newton' needs gradients (E[g g^T]); pass jac, or use "
             "hessian='exact' (estimated from function values)."
         )
     if n_mc_samples is None:
-        n_mc_samples = 2 * (n + 1)
+        n_mc_samples = 2 * ((5 + int(3 * np.log(n))) // 2) if fitness_shaping else 2 * (n + 1)
     if int(n_mc_samples) != n_mc_samples or n_mc_samples < 2:
         raise ValueError(f"n_mc_samples must be an integer >= 2, got {n_mc_samples!r}.")
     if int(max_iter) != max_iter or max_iter < 1:
@@ -197,8 +226,16 @@ def minimize(
             callback(OptimizeResult(x=solver.family.mean.copy(), fun=solver.expect.value,
                                     nit=solver.n_iter, covariance=_cov(solver.family)))
 
+    if fitness_shaping:
+        # Exponential NES's rates (Glasmachers et al. 2010): eta_P for the
+        # precision, eta_mu = beta for the mean, i.e. mean_rate = eta_mu / beta_t.
+        eta = 3.0 * (3.0 + np.log(n)) / (5.0 * n * np.sqrt(n))
+        expectation = MonteCarlo(int(n_mc_samples), fitness_shaping=True, mean_rate=1.0 / eta)
+        beta = beta * eta
+    else:
+        expectation = MonteCarlo(int(n_mc_samples))
     solver = VANSolver(
-        objective, MonteCarlo(int(n_mc_samples)), family, beta=beta, beta_growth=beta_growth,
+        objective, expectation, family, beta=beta, beta_growth=beta_growth,
         objective_kind="vo", curvature=hessian, max_iter=int(max_iter), tol=tol,
         random_state=random_state, verbose=verbose, warn=False,
         callback=_callback if callback is not None else None,

@@ -2,7 +2,7 @@
 
 from ._base import ExpectationEstimator, Expectations, LinearPredictorExpectation
 from ._closed_form import ClosedForm
-from ._monte_carlo import MonteCarlo
+from ._monte_carlo import MonteCarlo, rank_utilities
 from ._quadrature import (
     AUTO_NODES,
     MAX_GRID,
@@ -27,6 +27,7 @@ __all__ = [
     "hermite_rule",
     "log_expected_sigmoid",
     "make_expectation",
+    "rank_utilities",
 ]
 
 

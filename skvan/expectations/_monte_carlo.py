@@ -19,12 +19,22 @@ class MonteCarlo(ExpectationEstimator):
     ----------
     n_mc_samples : int, default=10
         Number of draws per call.
+    fitness_shaping : bool, default=False
+        Zero-order oracle only: replace the values by rank-based utilities
+        (see :func:`rank_utilities`), as natural evolution strategies do.
+    mean_rate : float, default=1.0
+        With ``fitness_shaping``, the factor on the shaped gradient. Shaped
+        estimates have no common scale, so the mean and the precision get their
+        own rates: with the solver's ``beta``, ``mean_rate = eta_mu / beta`` moves
+        the mean ``eta_mu`` whitened units per unit of utility.
     """
 
     deterministic = False
 
-    def __init__(self, n_mc_samples=10):
+    def __init__(self, n_mc_samples=10, fitness_shaping=False, mean_rate=1.0):
         self.n_mc_samples = n_mc_samples
+        self.fitness_shaping = fitness_shaping
+        self.mean_rate = mean_rate
 
     def __call__(self, objective, family, curvature="exact", random_state=None):
         if random_state is None:
@@ -54,6 +64,8 @@ class MonteCarlo(ExpectationEstimator):
         mu = family.mean
         plus, minus = mu + E, mu - E
         diag = family.diagonal
+        if objective.order == 0 and self.fitness_shaping:
+            return self._shaped(objective, family, Z, plus, minus)
         if objective.order == 0:
             f0 = objective.values(mu[None])[0]
             fp, fm = objective.values(plus), objective.values(minus)
@@ -80,6 +92,27 @@ class MonteCarlo(ExpectationEstimator):
             else:
                 C = family.unwhiten(W)
                 C = 0.5 * (C + C.T)
+        return Expectations(float(values.mean()), gradient, C)
+
+    def _shaped(self, objective, family, Z, plus, minus):
+        """Zero order with fitness shaping: the score-function identities applied
+        to the utilities ``v = -u`` of the values' ranks instead of the values.
+
+        With ``Z`` the whitened draws of both signs, ``E[grad] = L E[z v]`` and
+        ``E[hess] = L E[(z z^T - I) v] L^T``: the VAN step then is the
+        exponential-NES (xNES) step to first order, ``P <- L (I - beta G) L^T``
+        with ``G = sum_s u_s (z_s z_s^T - I)``. Invariant to any increasing
+        transformation of ``f``.
+        """
+        values = np.concatenate([objective.values(plus), objective.values(minus)])
+        Zs = np.vstack([Z, -Z])
+        v = -rank_utilities(values)
+        gradient = self.mean_rate * family.unwhiten(Zs.T @ v)
+        if family.diagonal:
+            C = family.unwhiten(family.unwhiten(((Zs**2 - 1.0) * v[:, None]).sum(0)))
+        else:
+            W = (Zs.T * v) @ Zs - v.sum() * np.eye(family.n_params)
+            C = family.unwhiten(family.unwhiten(W).T)
         return Expectations(float(values.mean()), gradient, C)
 
     def _linear(self, objective, family, thetas, curvature):
@@ -111,3 +144,27 @@ class MonteCarlo(ExpectationEstimator):
             C = C + (np.diag(H) if family.diagonal else H)
         S = len(thetas)
         return Expectations(value / S, gradient / S, C / S)
+
+
+def rank_utilities(values):
+    """Rank-based utilities of natural evolution strategies (Wierstra et al., 2014).
+
+    With ``lam`` values ranked from the lowest (best, rank 1),
+    ``u_k = max(0, log(lam/2 + 1) - log k) / sum_j max(0, log(lam/2 + 1) - log j) - 1/lam``:
+    the better half gets positive weights decreasing with rank, and the
+    utilities sum to zero (the baseline). Ties share their ranks' mean utility.
+    """
+    lam = len(values)
+    ranks = np.arange(1, lam + 1)
+    raw = np.maximum(0.0, np.log(lam / 2.0 + 1.0) - np.log(ranks))
+    table = raw / raw.sum() - 1.0 / lam
+    order = np.argsort(values, kind="stable")
+    u = np.empty(lam)
+    u[order] = table
+    # Equal values get equal utilities (the mean over their ranks).
+    sorted_values = values[order]
+    _, start, counts = np.unique(sorted_values, return_index=True, return_counts=True)
+    for first, count in zip(start, counts):
+        if count > 1:
+            u[order[first:first + count]] = table[first:first + count].mean()
+    return u
