@@ -97,8 +97,10 @@ def minimize(
         Zero order only: use the ranks of the values instead of the values
         (rank-based utilities, as in natural evolution strategies). The step is
         then invariant to any increasing transformation of ``f``, and its rates
-        are those of exponential NES: ``beta_t = beta * 3 (3 + log n) / (5 n sqrt(n))``
-        for the precision, ``beta`` for the mean (Notes). Much more robust on
+        are those of natural evolution strategies:
+        ``beta_t = beta * 3 (3 + log n) / (5 n sqrt(n))`` for the shape of the
+        precision (xNES), ``beta * (3 + log n) / (5 sqrt(n))`` for its global
+        scale (SNES), ``beta`` for the mean (Notes). Much more robust on
         ill-conditioned or multimodal ``f`` (``benchmarks/bench_minimize.py``).
     max_iter : int, default=500
         Maximum number of iterations.
@@ -141,7 +143,9 @@ def minimize(
     summing to zero). With ``P = L L^T`` and whitened draws ``z_s`` the VAN step
     becomes ``P <- L (I - beta_t G) L^T``, ``G = sum_s u_s (z_s z_s^T - I)``, and
     ``mu <- mu + beta L^-T (I - beta_t G)^-1 sum_s u_s z_s``: the exponential NES
-    (xNES) update to first order, with its learning rates. The precision can
+    (xNES) update to first order, with its learning rate for the shape, and
+    separable NES's faster one for the trace part of ``G`` (the global scale:
+    one parameter, where xNES's rate is set for ``n(n+1)/2``). The precision can
     then shrink as well as grow (``q`` widens along directions where the
     better draws lie far out), which the running sum of raw Hessian estimates
     rarely allows.
@@ -163,6 +167,8 @@ def minimize(
        "Exponential Natural Evolution Strategies", GECCO 2010.
     .. [3] D. Wierstra, T. Schaul, T. Glasmachers, Y. Sun, J. Peters and
        J. Schmidhuber, "Natural Evolution Strategies", JMLR 15, 2014.
+    .. [4] T. Schaul, T. Glasmachers and J. Schmidhuber, "High Dimensions and
+       Heavy Tails for Natural Evolution Strategies", GECCO 2011 (SNES).
 
     Examples
     --------
@@ -227,11 +233,14 @@ def minimize(
                                     nit=solver.n_iter, covariance=_cov(solver.family)))
 
     if fitness_shaping:
-        # Exponential NES's rates (Glasmachers et al. 2010): eta_P for the
-        # precision, eta_mu = beta for the mean, i.e. mean_rate = eta_mu / beta_t.
-        eta = 3.0 * (3.0 + np.log(n)) / (5.0 * n * np.sqrt(n))
-        expectation = MonteCarlo(int(n_mc_samples), fitness_shaping=True, mean_rate=1.0 / eta)
-        beta = beta * eta
+        # Natural evolution strategies' rates: xNES's for the shape of the
+        # precision (n(n+1)/2 parameters), SNES's for its global scale, and
+        # eta_mu = beta for the mean (mean_rate = eta_mu / beta_t).
+        eta_shape = 3.0 * (3.0 + np.log(n)) / (5.0 * n * np.sqrt(n))
+        eta_scale = (3.0 + np.log(n)) / (5.0 * np.sqrt(n))
+        expectation = MonteCarlo(int(n_mc_samples), fitness_shaping=True, mean_rate=1.0 / eta_shape,
+                                 scale_rate=eta_scale / eta_shape)
+        beta = beta * eta_shape
     else:
         expectation = MonteCarlo(int(n_mc_samples))
     solver = VANSolver(

@@ -27,14 +27,20 @@ class MonteCarlo(ExpectationEstimator):
         estimates have no common scale, so the mean and the precision get their
         own rates: with the solver's ``beta``, ``mean_rate = eta_mu / beta`` moves
         the mean ``eta_mu`` whitened units per unit of utility.
+    scale_rate : float, default=1.0
+        With ``fitness_shaping``, the factor on the multiple of the identity in
+        the whitened shaped curvature (its trace part): the global scale of ``q``
+        then adapts ``scale_rate`` times as fast as its shape. For a diagonal
+        family every variance is a scale, and the whole curvature gets it.
     """
 
     deterministic = False
 
-    def __init__(self, n_mc_samples=10, fitness_shaping=False, mean_rate=1.0):
+    def __init__(self, n_mc_samples=10, fitness_shaping=False, mean_rate=1.0, scale_rate=1.0):
         self.n_mc_samples = n_mc_samples
         self.fitness_shaping = fitness_shaping
         self.mean_rate = mean_rate
+        self.scale_rate = scale_rate
 
     def __call__(self, objective, family, curvature="exact", random_state=None):
         if random_state is None:
@@ -108,10 +114,14 @@ class MonteCarlo(ExpectationEstimator):
         Zs = np.vstack([Z, -Z])
         v = -rank_utilities(values)
         gradient = self.mean_rate * family.unwhiten(Zs.T @ v)
+        n = family.n_params
         if family.diagonal:
-            C = family.unwhiten(family.unwhiten(((Zs**2 - 1.0) * v[:, None]).sum(0)))
+            # Each variance is a scale of its own (separable NES): all at the scale rate.
+            w = self.scale_rate * ((Zs**2 - 1.0) * v[:, None]).sum(0)
+            C = family.unwhiten(family.unwhiten(w))
         else:
-            W = (Zs.T * v) @ Zs - v.sum() * np.eye(family.n_params)
+            W = (Zs.T * v) @ Zs - v.sum() * np.eye(n)
+            W[np.diag_indices(n)] += (self.scale_rate - 1.0) * np.trace(W) / n
             C = family.unwhiten(family.unwhiten(W).T)
         return Expectations(float(values.mean()), gradient, C)
 
