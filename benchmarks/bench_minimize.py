@@ -10,7 +10,9 @@ within the target (over the runs that got there; BBOB's and cma's ``ftarget``
 criterion), which does not depend on the termination tolerances. `cma` is a benchmark-only dependency
 (pip install ".[benchmarks]").
 
-Run: python benchmarks/bench_minimize.py [--starts 10]
+Run: python benchmarks/bench_minimize.py [--starts 10] [--problems Rastrigin] [--population 10]
+     python benchmarks/bench_minimize.py --problems Sphere Ellipsoid Cigar \
+         --methods "VAN zero order, fitness shaping" "CMA-ES (cma)"     (controls)
 """
 
 import argparse
@@ -64,6 +66,17 @@ PROBLEMS = {
     "Ackley": (ackley, ackley_grad, 1e-2, 2.0),
 }
 
+_ELLIPSOID_WEIGHTS = 10.0 ** (6.0 * np.arange(DIM) / (DIM - 1))
+_CIGAR_WEIGHTS = np.r_[1.0, np.full(DIM - 1, 1e6)]
+
+#: Controls, not in the issue's table (--problems): unimodal, ill-conditioned.
+CONTROLS = {
+    "Sphere": (lambda x: float(x @ x), lambda x: 2.0 * x, 1e-8, 2.0),
+    "Ellipsoid": (lambda x: float(_ELLIPSOID_WEIGHTS @ x**2), lambda x: 2.0 * _ELLIPSOID_WEIGHTS * x,
+                  1e-8, 2.0),
+    "Cigar": (lambda x: float(_CIGAR_WEIGHTS @ x**2), lambda x: 2.0 * _CIGAR_WEIGHTS * x, 1e-8, 2.0),
+}
+
 
 class FirstHit:
     """Wraps ``f``; records how many evaluations it took until one was within
@@ -80,9 +93,11 @@ class FirstHit:
         return value
 
 
-def run_van(f, grad, x0, sigma0, seed, first_order, target, shaping=False):
+def run_van(f, grad, x0, sigma0, seed, first_order, target, shaping=False, population=1):
     kw = dict(jac=grad) if first_order else {}
-    per_iter = 10 if shaping else 2 * (DIM + 1) + 1
+    if shaping:
+        kw["n_mc_samples"] = 10 * population  # 4 + floor(3 log 10), times the factor
+    per_iter = 10 * population if shaping else 2 * (DIM + 1) + 1
     tracked = FirstHit(f, target)
     res = minimize(tracked, x0, sigma0=sigma0, beta_growth=1.0 if shaping else 1.02,
                    max_iter=BUDGET // per_iter - 1, tol=1e-10, random_state=seed,
@@ -90,12 +105,14 @@ def run_van(f, grad, x0, sigma0, seed, first_order, target, shaping=False):
     return res.fun, (res.njev if first_order else res.nfev), tracked.hit
 
 
-def run_cma(f, x0, sigma0, seed, target):
+def run_cma(f, x0, sigma0, seed, target, population=1):
     import cma
 
     tracked = FirstHit(f, target)
-    es = cma.CMAEvolutionStrategy(x0, sigma0, {"seed": seed + 1, "verbose": -9, "maxfevals": BUDGET,
-                                               "tolfun": 1e-12, "tolx": 1e-12})
+    options = {"seed": seed + 1, "verbose": -9, "maxfevals": BUDGET, "tolfun": 1e-12, "tolx": 1e-12}
+    if population > 1:
+        options["popsize"] = population * (4 + int(3 * np.log(DIM)))
+    es = cma.CMAEvolutionStrategy(x0, sigma0, options)
     es.optimize(tracked)
     return es.result.fbest, es.result.evaluations, tracked.hit
 
@@ -108,6 +125,13 @@ def run_bfgs(f, grad, x0):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--starts", type=int, default=10)
+    parser.add_argument("--problems", nargs="*", default=list(PROBLEMS),
+                        choices=list(PROBLEMS) + list(CONTROLS))
+    parser.add_argument("--methods", nargs="*", default=None,
+                        help="only these rows, e.g. --methods 'VAN zero order, fitness shaping' "
+                             "'CMA-ES (cma)'")
+    parser.add_argument("--population", type=int, default=1,
+                        help="population factor of the fitness-shaping runs (and CMA-ES's)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     rng = np.random.RandomState(0)
@@ -116,16 +140,19 @@ def main():
           "success rate and median evaluations\n")
     print(f"{'problem':<12}{'method':<34}{'success':>9}{'median evals':>14}{'to target':>11}"
           f"{'median f':>12}")
-    for name, (f, grad, target, sigma0) in PROBLEMS.items():
+    for name in args.problems:
+        f, grad, target, sigma0 = {**PROBLEMS, **CONTROLS}[name]
         methods = {
             "VAN zero order": lambda x0, s: run_van(f, grad, x0, sigma0, s, False, target),
-            "VAN zero order, fitness shaping": lambda x0, s: run_van(f, grad, x0, sigma0, s, False,
-                                                                     target, shaping=True),
-            "CMA-ES (cma)": lambda x0, s: run_cma(f, x0, sigma0, s, target),
+            "VAN zero order, fitness shaping": lambda x0, s: run_van(
+                f, grad, x0, sigma0, s, False, target, shaping=True, population=args.population),
+            "CMA-ES (cma)": lambda x0, s: run_cma(f, x0, sigma0, s, target, args.population),
             "VAN first order": lambda x0, s: run_van(f, grad, x0, sigma0, s, True, target),
             "BFGS (scipy)": lambda x0, s: run_bfgs(f, grad, x0),
         }
         for label, method in methods.items():
+            if args.methods is not None and label not in args.methods:
+                continue
             results = [method(x0, seed) for seed, x0 in enumerate(starts)]
             values = np.array([r[0] for r in results])
             evals = np.array([r[1] for r in results])
