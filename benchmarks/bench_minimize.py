@@ -93,8 +93,9 @@ class FirstHit:
         return value
 
 
-def run_van(f, grad, x0, sigma0, seed, first_order, target, shaping=False, population=1):
-    kw = dict(jac=grad) if first_order else {}
+def run_van(f, grad, x0, sigma0, seed, first_order, target, shaping=False, population=1,
+            covariance="full"):
+    kw = dict(jac=grad, covariance=covariance) if first_order else dict(covariance=covariance)
     if shaping:
         kw["n_mc_samples"] = 10 * population  # 4 + floor(3 log 10), times the factor
     per_iter = 10 * population if shaping else 2 * (DIM + 1) + 1
@@ -130,6 +131,8 @@ def main():
     parser.add_argument("--methods", nargs="*", default=None,
                         help="only these rows, e.g. --methods 'VAN zero order, fitness shaping' "
                              "'CMA-ES (cma)'")
+    parser.add_argument("--covariance", default="full", choices=["full", "diag"],
+                        help="the VAN runs' family")
     parser.add_argument("--population", type=int, default=1,
                         help="population factor of the fitness-shaping runs (and CMA-ES's)")
     args = parser.parse_args()
@@ -143,11 +146,14 @@ def main():
     for name in args.problems:
         f, grad, target, sigma0 = {**PROBLEMS, **CONTROLS}[name]
         methods = {
-            "VAN zero order": lambda x0, s: run_van(f, grad, x0, sigma0, s, False, target),
+            "VAN zero order": lambda x0, s: run_van(f, grad, x0, sigma0, s, False, target,
+                                                    covariance=args.covariance),
             "VAN zero order, fitness shaping": lambda x0, s: run_van(
-                f, grad, x0, sigma0, s, False, target, shaping=True, population=args.population),
+                f, grad, x0, sigma0, s, False, target, shaping=True, population=args.population,
+                covariance=args.covariance),
             "CMA-ES (cma)": lambda x0, s: run_cma(f, x0, sigma0, s, target, args.population),
-            "VAN first order": lambda x0, s: run_van(f, grad, x0, sigma0, s, True, target),
+            "VAN first order": lambda x0, s: run_van(f, grad, x0, sigma0, s, True, target,
+                                                     covariance=args.covariance),
             "BFGS (scipy)": lambda x0, s: run_bfgs(f, grad, x0),
         }
         for label, method in methods.items():
