@@ -11,7 +11,12 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.datasets import load_breast_cancer, load_digits, load_wine, make_classification
+from sklearn.datasets import (
+    load_breast_cancer,
+    load_digits,
+    load_wine,
+    make_classification,
+)
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 

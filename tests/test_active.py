@@ -6,7 +6,14 @@ from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 
 from skvan import ActiveVANClassifier, VANLogisticRegression
-from skvan.active import STRATEGIES, bald_sampling, entropy_sampling, margin_sampling, random_sampling, select
+from skvan.active import (
+    STRATEGIES,
+    bald_sampling,
+    entropy_sampling,
+    margin_sampling,
+    random_sampling,
+    select,
+)
 
 
 class ConstantProba:

@@ -6,7 +6,7 @@ import pytest
 
 numpydoc_validate = pytest.importorskip("numpydoc.validate")
 
-import skvan  # noqa: E402
+import skvan
 
 # GL08: a method without a docstring inherited unchanged from scikit-learn;
 # ES01: extended summary (optional); SA01/EX01 are required on classes only.

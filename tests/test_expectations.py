@@ -11,7 +11,13 @@ from skvan.expectations import (
     log_expected_sigmoid,
     make_expectation,
 )
-from skvan.objectives import L2Penalty, LinearModelObjective, LogisticLoss, Objective, SquaredLoss
+from skvan.objectives import (
+    L2Penalty,
+    LinearModelObjective,
+    LogisticLoss,
+    Objective,
+    SquaredLoss,
+)
 from skvan.van import DiagonalGaussian, FullGaussian
 
 

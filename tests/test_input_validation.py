@@ -8,7 +8,12 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
-from skvan import ActiveVANClassifier, VANLassoRegressor, VANLogisticRegression, minimize
+from skvan import (
+    ActiveVANClassifier,
+    VANLassoRegressor,
+    VANLogisticRegression,
+    minimize,
+)
 
 CLASSIFIERS = [
     lambda: VANLogisticRegression(),

@@ -6,8 +6,8 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.datasets import load_breast_cancer, load_diabetes
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
 from skvan import VANLassoRegressor, VANLogisticRegression

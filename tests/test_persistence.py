@@ -13,7 +13,12 @@ from sklearn.exceptions import NotFittedError
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
-from skvan import ActiveVANClassifier, VANLassoRegressor, VANLogisticRegression, minimize
+from skvan import (
+    ActiveVANClassifier,
+    VANLassoRegressor,
+    VANLogisticRegression,
+    minimize,
+)
 
 
 def _classification():

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, event, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from sklearn.exceptions import ConvergenceWarning  # noqa: E402
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
 
-from skvan import ActiveVANClassifier, VANLassoRegressor, VANLogisticRegression  # noqa: E402
+from skvan import ActiveVANClassifier, VANLassoRegressor, VANLogisticRegression
 
 N_EXAMPLES = 150
 SETTINGS = settings(

@@ -7,7 +7,13 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from skvan.expectations import ClosedForm, GaussHermiteQuadrature, MonteCarlo
-from skvan.objectives import L2Penalty, LinearModelObjective, LogisticLoss, Objective, SquaredLoss
+from skvan.objectives import (
+    L2Penalty,
+    LinearModelObjective,
+    LogisticLoss,
+    Objective,
+    SquaredLoss,
+)
 from skvan.van import BETA_MAX, DiagonalGaussian, FullGaussian, VANSolver
 
 

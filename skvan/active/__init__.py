@@ -16,8 +16,8 @@ from ._strategies import (
 )
 
 __all__ = [
-    "ActiveVANClassifier",
     "STRATEGIES",
+    "ActiveVANClassifier",
     "bald_sampling",
     "entropy_sampling",
     "margin_sampling",

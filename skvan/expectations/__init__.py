@@ -15,12 +15,12 @@ from ._quadrature import (
 
 __all__ = [
     "AUTO_NODES",
+    "MAX_GRID",
     "ClosedForm",
     "ExpectationEstimator",
     "Expectations",
     "GaussHermiteQuadrature",
     "LinearPredictorExpectation",
-    "MAX_GRID",
     "MonteCarlo",
     "gaussian_average",
     "gaussian_rule",

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..objectives import FunctionObjective, LinearModelObjective
-from ._base import Expectations, ExpectationEstimator
+from ._base import ExpectationEstimator, Expectations
 
 
 class MonteCarlo(ExpectationEstimator):

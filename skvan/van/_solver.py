@@ -227,7 +227,7 @@ class VANSolver:
                         break
             # The covariance too, under the same BLAS threads as the loop: the
             # result is then bit-identical wherever it runs (e.g. joblib workers).
-            self.family.covariance  # noqa: B018 (computed and cached)
+            _ = self.family.covariance  # computed once and cached by the family
         return self.finalize()
 
     def _blas_threads(self):
