@@ -52,7 +52,8 @@ the first trial always passes):
   like ``1/s`` near 0) that freezes coordinates. Halving ``beta_t`` for the
   precision too keeps ``q`` as wide as the mean needs. It is not the default
   because on smooth problems it can keep ``q`` wide for many iterations (VAN-D
-  logistic regression was 25-40x slower with it).
+  logistic regression was 25-40x slower with it, measured before the step had
+  the memory of its accepted ``beta_t``).
 
 If no factor ``>= 2^-30`` (``vo``) or ``>= 2^-10`` (``vi``) passes, ``q`` stays
 put and the iteration does not count towards convergence.
