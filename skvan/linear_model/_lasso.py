@@ -16,6 +16,7 @@ from ..objectives import (
     QuadraticObjective,
     SquaredLoss,
     kkt_finish,
+    support_from_q,
 )
 from ._base import VANLinearModel
 
@@ -354,13 +355,18 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     def _solve_vo(self, objective, quadratic, family, rng, **overrides):
         """Run VO from ``family`` until the support read off ``q`` passes the KKT
         check (or, once the mean has converged, ``SUPPORT_WAIT`` more iterations)."""
-        waited = []
+        waited, failed = [], [None]
 
         def support_of_q_is_optimal(solver):
             fam = solver.family
-            if kkt_finish(quadratic, fam.mean, fam.marginal_variance(),
-                          slack=solver.distance, max_corrections=0)[2]:
-                return True
+            var = fam.marginal_variance()
+            support = support_from_q(fam.mean, var, quadratic.penalty.strength, slack=solver.distance)
+            # The same support and signs as last time give the same (failed) check.
+            key = (support.tobytes(), np.sign(fam.mean[support]).tobytes())
+            if key != failed[0]:
+                if kkt_finish(quadratic, fam.mean, var, slack=solver.distance, max_corrections=0)[2]:
+                    return True
+                failed[0] = key
             if solver.converged:
                 waited.append(solver.iteration)
             return len(waited) > SUPPORT_WAIT
