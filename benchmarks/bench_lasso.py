@@ -28,9 +28,10 @@ import numpy as np
 from sklearn.datasets import load_diabetes
 from sklearn.linear_model import Lasso
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils import check_random_state
-
 from skvan import VANLassoRegressor
+from skvan.expectations import ClosedForm
+from skvan.objectives import QuadraticObjective
+from skvan.van import BetaBacktrack, MeanContraction, Minibatches, ObjectiveDecrease, VANSolver
 
 TARGET = 1e-3
 
@@ -65,10 +66,12 @@ def rel_err(coef, ref):
 def van_trajectory(X, y, alpha, ref, max_passes, batch_size=None):
     """(passes, error of the mean) after each VAN iteration, run for ``max_passes``."""
     est = VANLassoRegressor(alpha=alpha, batch_size=batch_size, random_state=0)
-    w = np.ones(len(y))
-    Xd, scale = est._scaled_design(X, w)
-    objective, quadratic = est._objectives(Xd, y, w, scale)
-    family = est._initial_family(Xd, w)
+    linear = est._objective(X, y, np.ones(len(y)))
+    scale = linear.column_scale()
+    linear = linear.reparametrised(scale)
+    full = batch_size is None
+    f = QuadraticObjective.from_linear(linear) if full else linear
+    family = est._initial_family(linear)
     p = X.shape[1]
     curve = []
 
@@ -77,8 +80,11 @@ def van_trajectory(X, y, alpha, ref, max_passes, batch_size=None):
         if solver.n_data_passes >= max_passes:
             raise StopIteration
 
-    est._solve_vo(objective, quadratic, family, check_random_state(0), callback=record,
-                  converged_if=lambda solver: False, max_iter=10**6, warn=False)
+    # tol=0: the raw mean runs for the whole budget (it stops only if it stops moving).
+    VANSolver(f, ClosedForm(), family, objective="vo", schedule=est._schedule(len(y), "vo"),
+              step=BetaBacktrack(ObjectiveDecrease(), memory=True) if full else None,
+              stop=MeanContraction(0.0), batches=None if full else Minibatches(batch_size),
+              max_iter=10**6, random_state=0, callback=record).solve()
     return np.array(curve)
 
 

@@ -1,25 +1,52 @@
 """``skvan.minimize``: VAN for any function, with or without derivatives."""
 
+from numbers import Integral, Real
+
 import numpy as np
 from scipy.optimize import OptimizeResult
 
+from ._compat import Interval, StrOptions, validate_params
 from .expectations import MonteCarlo
 from .objectives import FunctionObjective
-from .van import VANSolver, make_family
+from .van import BetaBacktrack, GeometricSchedule, MeanContraction, TrustRegion, VANSolver, make_family
 
 #: Trust region of the mean step, in standard deviations of q per sqrt(dimension):
 #: a draw from q lies about sqrt(n) such units from its mean, so a step may go
 #: up to twice as far as the samples looked.
 TRUST_RADIUS = 2.0
 
-_MESSAGES = {
-    0: "The mean converged: its estimated distance to the fixed point is below tol.",
-    1: "Maximum number of iterations reached.",
-    2: "Stopped: the expected gradient or curvature was not finite.",
-    3: "Stopped by the callback.",
+#: scipy's integer ``status`` for each solver status, and its message.
+_STATUS = {
+    "converged": (0, "The mean converged: its estimated distance to the fixed point is below tol."),
+    "max_iter": (1, "Maximum number of iterations reached."),
+    "diverged": (2, "Stopped: the expected gradient or curvature was not finite."),
+    "stopped": (3, "Stopped by the callback."),
 }
 
 
+@validate_params(
+    {
+        "fun": [callable],
+        "x0": ["array-like"],
+        "jac": [callable, "boolean", None],
+        "hess": [callable, None],
+        "sigma0": [Interval(Real, 0, None, closed="neither")],
+        "beta": [Interval(Real, 0, None, closed="neither")],
+        "beta_growth": [Interval(Real, 1, None, closed="left")],
+        "covariance": [StrOptions({"full", "diag"})],
+        "hessian": [StrOptions({"exact", "gauss_newton"})],
+        "n_mc_samples": [Interval(Integral, 2, None, closed="left"), None],
+        "fitness_shaping": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "vectorized": ["boolean"],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+        "callback": [callable, None],
+        "verbose": ["verbose"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def minimize(
     fun,
     x0,
@@ -179,31 +206,10 @@ def minimize(
     >>> res.success, np.round(res.x, 4)
     (True, array([3., 3.]))
     """
-    if not callable(fun):
-        raise TypeError(f"fun must be callable, got {type(fun).__name__}.")
-    if not (jac is None or jac is True or callable(jac)):
-        raise TypeError(f"jac must be a callable, True or None, got {jac!r}.")
-    if not (hess is None or callable(hess)):
-        raise TypeError(f"hess must be a callable or None, got {type(hess).__name__}.")
-    x0 = np.atleast_1d(np.asarray(x0))
-    if np.iscomplexobj(x0) or not (np.issubdtype(x0.dtype, np.number) or x0.dtype == bool):
-        raise ValueError(f"x0 must be an array of real numbers, got dtype {x0.dtype}.")
-    x0 = x0.astype(np.float64)
-    if x0.ndim != 1 or x0.size == 0 or not np.all(np.isfinite(x0)):
-        raise ValueError(
-            f"x0 must be a finite, non-empty 1-D array, got shape {x0.shape}"
-            + ("" if np.all(np.isfinite(x0)) else " with NaN or inf") + "."
-        )
+    x0 = _check_x0(x0)
     n = x0.shape[0]
-    for name, value, low in (("sigma0", sigma0, 0.0), ("beta", beta, 0.0)):
-        if not np.isscalar(value) or not np.isfinite(value) or value <= low:
-            raise ValueError(f"{name} must be a positive number, got {value!r}.")
-    if not np.isscalar(beta_growth) or not beta_growth >= 1.0:
-        raise ValueError(f"beta_growth must be >= 1, got {beta_growth!r}.")
-    if covariance not in ("full", "diag"):
-        raise ValueError(f"covariance must be 'full' or 'diag', got {covariance!r}.")
-    if hessian not in ("exact", "gauss_newton"):
-        raise ValueError(f"hessian must be 'exact' or 'gauss_newton', got {hessian!r}.")
+    if jac is False:
+        jac = None
     if fitness_shaping and (jac is not None or hess is not None):
         raise ValueError(
             "fitness_shaping replaces function values by their ranks and applies to the "
@@ -214,53 +220,63 @@ def minimize(
             "hessian='gauss_newton' needs gradients (E[g g^T]); pass jac, or use "
             "hessian='exact' (estimated from function values)."
         )
-    if n_mc_samples is None:
-        n_mc_samples = 2 * ((5 + int(3 * np.log(n))) // 2) if fitness_shaping else 2 * (n + 1)
-    if int(n_mc_samples) != n_mc_samples or n_mc_samples < 2:
-        raise ValueError(f"n_mc_samples must be an integer >= 2, got {n_mc_samples!r}.")
-    if int(max_iter) != max_iter or max_iter < 1:
-        raise ValueError(f"max_iter must be an integer >= 1, got {max_iter!r}.")
-    if not tol >= 0:
-        raise ValueError(f"tol must be >= 0, got {tol!r}.")
-
     objective = FunctionObjective(fun, n, jac=jac, hess=hess, vectorized=vectorized, n_jobs=n_jobs)
     precision = np.full(n, 1.0 / sigma0**2)
     family = make_family(covariance, x0, np.diag(precision) if covariance == "full" else precision)
 
     def _callback(solver):
-        if callback is not None:
-            callback(OptimizeResult(x=solver.family.mean.copy(), fun=solver.expect.value,
-                                    nit=solver.n_iter, covariance=_cov(solver.family)))
+        callback(OptimizeResult(x=solver.family.mean.copy(), fun=solver.expect.value,
+                                nit=solver.n_iter, covariance=_cov(solver.family)))
 
-    if fitness_shaping:
-        # Natural evolution strategies' rates: xNES's for the shape of the
-        # precision (n(n+1)/2 parameters), SNES's for its global scale, and
-        # eta_mu = beta for the mean (mean_rate = eta_mu / beta_t).
-        eta_shape = 3.0 * (3.0 + np.log(n)) / (5.0 * n * np.sqrt(n))
-        eta_scale = (3.0 + np.log(n)) / (5.0 * np.sqrt(n))
-        expectation = MonteCarlo(int(n_mc_samples), fitness_shaping=True, mean_rate=1.0 / eta_shape,
-                                 scale_rate=eta_scale / eta_shape)
-        beta = beta * eta_shape
-    else:
-        expectation = MonteCarlo(int(n_mc_samples))
+    expectation, beta = _monte_carlo(n, n_mc_samples, fitness_shaping, beta)
     solver = VANSolver(
-        objective, expectation, family, beta=beta, beta_growth=beta_growth,
-        objective_kind="vo", curvature=hessian, max_iter=int(max_iter), tol=tol,
-        random_state=random_state, verbose=verbose, warn=False,
-        callback=_callback if callback is not None else None,
-        max_step=TRUST_RADIUS * np.sqrt(n),
+        objective, expectation, family, objective="vo",
+        schedule=GeometricSchedule(beta, beta_growth), hessian=hessian,
+        step=BetaBacktrack(TrustRegion(TRUST_RADIUS * np.sqrt(n))),
+        stop=MeanContraction(tol), max_iter=int(max_iter), random_state=random_state,
+        verbose=verbose, callback=_callback if callback is not None else None,
     )
     result = solver.solve()
-    status = 0 if result.converged else 2 if solver.diverged else 3 if solver.stopped else 1
+    status, message = _STATUS[result.status]
     x = family.mean.copy()
     return OptimizeResult(
         x=x, fun=float(objective.values(x[None])[0]), nit=result.n_iter,
         nfev=objective.nfev, njev=objective.njev, nhev=objective.nhev,
-        success=status == 0, status=status, message=_MESSAGES[status],
+        success=status == 0, status=status, message=message,
         covariance=_cov(family), precision=family.precision.copy(),
     )
 
 
+def _monte_carlo(n, n_mc_samples, fitness_shaping, beta):
+    """The Monte Carlo estimator and the ``beta`` to run it with. Fitness shaping
+    takes natural evolution strategies' population and rates: xNES's for the
+    shape of the precision (``n(n+1)/2`` parameters), SNES's for its global
+    scale, and ``eta_mu = beta`` for the mean (``mean_rate = eta_mu / beta_t``)."""
+    if not fitness_shaping:
+        return MonteCarlo(2 * (n + 1) if n_mc_samples is None else n_mc_samples), beta
+    if n_mc_samples is None:
+        n_mc_samples = 2 * ((5 + int(3 * np.log(n))) // 2)
+    eta_shape = 3.0 * (3.0 + np.log(n)) / (5.0 * n * np.sqrt(n))
+    eta_scale = (3.0 + np.log(n)) / (5.0 * np.sqrt(n))
+    expectation = MonteCarlo(n_mc_samples, fitness_shaping=True, mean_rate=1.0 / eta_shape,
+                             scale_rate=eta_scale / eta_shape)
+    return expectation, beta * eta_shape
+
+
+def _check_x0(x0):
+    """``x0`` as a finite, non-empty 1-D float64 array (a copy), or a ValueError."""
+    x0 = np.atleast_1d(np.asarray(x0))
+    if np.iscomplexobj(x0) or not (np.issubdtype(x0.dtype, np.number) or x0.dtype == bool):
+        raise ValueError(f"x0 must be an array of real numbers, got dtype {x0.dtype}.")
+    x0 = x0.astype(np.float64)
+    if x0.ndim != 1 or x0.size == 0 or not np.all(np.isfinite(x0)):
+        raise ValueError(
+            f"x0 must be a finite, non-empty 1-D array, got shape {x0.shape}"
+            + ("" if np.all(np.isfinite(x0)) else " with NaN or inf") + "."
+        )
+    return x0
+
+
 def _cov(family):
-    cov = family.covariance
+    cov = family.sigma
     return np.diag(cov) if family.diagonal else cov.copy()

@@ -50,7 +50,7 @@ def test_entropy_and_margin_scores_match_their_formulas(fitted):
 
 def test_bald_is_the_epistemic_part(fitted, breast_cancer):
     est, X_pool, _ = fitted
-    _, bald = bald_sampling(est, X_pool, n_instances=len(X_pool), random_state=0, n_samples=2000)
+    _, bald = bald_sampling(est, X_pool, n_instances=len(X_pool), random_state=0, n_draws=2000)
     _, entropy = entropy_sampling(est, X_pool, n_instances=len(X_pool))
     assert np.all(bald >= 0) and bald.max() <= entropy.max() + 1e-2
     assert bald.max() > 1e-3
@@ -193,11 +193,11 @@ def test_skactiveml_bald_strategies_run_with_the_adapter(strategy, breast_cancer
     y_partial[:30] = y[:30]
     adapter = to_skactiveml(VANLogisticRegression(objective="vi", C=0.1), classes=[0, 1])
     query = getattr(pool, strategy)(sample_predictions_method_name="sample_proba",
-                                    sample_predictions_dict={"n_samples": 30}, random_state=0)
+                                    sample_predictions_dict={"n_draws": 30}, random_state=0)
     idx = query.query(X, y_partial, adapter, batch_size=3)
     assert idx.shape == (3,) and len(set(idx)) == 3 and np.all(idx >= 30)  # unlabelled rows only
     fitted = adapter.fit(X, y_partial)
-    assert fitted.sample_proba(X[:4], n_samples=7).shape == (7, 4, 2)
+    assert fitted.sample_proba(X[:4], n_draws=7).shape == (7, 4, 2)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(fitted)).predict(X), fitted.predict(X))
 
 

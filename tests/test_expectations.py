@@ -15,6 +15,7 @@ from skvan.objectives import (
     L2Penalty,
     LinearModelObjective,
     LogisticLoss,
+    NoPenalty,
     Objective,
     SquaredLoss,
 )
@@ -68,10 +69,10 @@ def test_closed_form_equals_quadrature_for_squared_loss(kind, curvature, rng):
 def test_closed_form_squared_loss_matches_formula(rng):
     """E[1/2 ||y - X theta||^2] = 1/2 ||y - X mu||^2 + 1/2 tr(X Sigma X^T)."""
     obj = _problem(SquaredLoss(), rng)
-    obj.penalty = None
+    obj.penalty = NoPenalty()
     fam = _family("full", rng)
     obj.sample_weight = np.ones(obj.n_samples)
-    X, y, mu, S = obj.X, obj.y, fam.mean, fam.covariance
+    X, y, mu, S = obj.X, obj.y, fam.mean, fam.sigma
     cf = ClosedForm()(obj, fam)
     assert np.isclose(cf.value, 0.5 * np.sum((y - X @ mu) ** 2) + 0.5 * np.trace(X @ S @ X.T))
     np.testing.assert_allclose(cf.gradient, X.T @ (X @ mu - y))
@@ -105,7 +106,7 @@ def test_monte_carlo_generic_path_equals_vectorised_linear_path(rng):
     """The per-draw loop over value/gradient/hessian and the X Theta^T shortcut
     average the same draws; without a penalty they must agree to rounding."""
     obj = _problem(LogisticLoss(), rng)
-    obj.penalty = None
+    obj.penalty = NoPenalty()
     fam = _family("full", rng)
 
     class Wrapped(Objective):

@@ -144,7 +144,7 @@ def test_vi_reaches_its_fixed_point(diabetes):
     vi = VANLassoRegressor(alpha=1.0, objective="vi", tol=1e-10, max_iter=500).fit(X, y)
     quad, _ = _problem(1.0, diabetes)
     family = make_family("full", np.r_[vi.coef_, vi.intercept_], vi.precision_)
-    e = ClosedForm()(quad.scaled(1.0 / vi.noise_variance_), family)
+    e = ClosedForm()(quad.multiplied(1.0 / vi.noise_variance_), family)
     scale = np.abs(e.curvature @ family.mean).max()
     assert np.abs(e.gradient).max() <= 1e-6 * scale
     np.testing.assert_allclose(vi.precision_, e.curvature, rtol=1e-6, atol=1e-9 * scale)
@@ -260,9 +260,9 @@ def test_full_batch_iterations_do_not_touch_the_rows(diabetes, monkeypatch):
     seen = []
     real = base.VANSolver
 
-    def spy(objective, *args, **kwargs):
-        seen.append(type(objective))
-        return real(objective, *args, **kwargs)
+    def spy(f, *args, **kwargs):
+        seen.append(type(f))
+        return real(f, *args, **kwargs)
 
     monkeypatch.setattr(base, "VANSolver", spy)
     X, y = diabetes

@@ -101,17 +101,17 @@ def test_predict_proba_averages_over_q_not_plug_in(breast_cancer):
     assert np.all(np.abs(proba - 0.5) <= np.abs(plug_in - 0.5) + 1e-12)
     assert np.abs(proba - plug_in).max() > 1e-3
     # and it equals the Monte Carlo average of sample_proba
-    draws = vi.sample_proba(X[:50], n_samples=20_000, random_state=0)
+    draws = vi.sample_proba(X[:50], n_draws=20_000, random_state=0)
     np.testing.assert_allclose(draws.mean(0), vi.predict_proba(X[:50]), atol=5e-3)
 
 
 def test_sample_proba_shapes_and_seeding(breast_cancer):
     X, y = breast_cancer
     clf = VANLogisticRegression(objective="vi").fit(X, y)
-    s = clf.sample_proba(X[:7], n_samples=11, random_state=3)
+    s = clf.sample_proba(X[:7], n_draws=11, random_state=3)
     assert s.shape == (11, 7, 2)
     np.testing.assert_allclose(s.sum(-1), 1.0)
-    np.testing.assert_array_equal(s, clf.sample_proba(X[:7], n_samples=11, random_state=3))
+    np.testing.assert_array_equal(s, clf.sample_proba(X[:7], n_draws=11, random_state=3))
 
 
 def test_multiclass_one_vs_rest(digits_binary):

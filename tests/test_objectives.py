@@ -16,7 +16,7 @@ def _objective(loss, rng, n=40, p=5, penalty=True, weights=True):
         y = rng.randn(n)
     w = rng.uniform(0.5, 2.0, n) if weights else None
     pen = L2Penalty(np.r_[np.full(p - 1, 0.7), 0.0]) if penalty else None
-    return LinearModelObjective(X, y, loss, w, pen, scale=1.3)
+    return LinearModelObjective(X, y, loss, w, pen, multiplier=1.3)
 
 
 @pytest.mark.parametrize("loss", [LogisticLoss(), SquaredLoss()], ids=["logistic", "squared"])
@@ -142,5 +142,5 @@ def test_quadratic_objective_equals_least_squares(rng):
         assert np.isclose(quad.value(theta), lin.value(theta))
         np.testing.assert_allclose(quad.gradient(theta), lin.gradient(theta))
         np.testing.assert_allclose(quad.hessian(theta), lin.hessian(theta))
-    half = quad.scaled(0.5)
+    half = quad.multiplied(0.5)
     assert np.isclose(half.value(theta), 0.5 * quad.value(theta))

@@ -146,15 +146,15 @@ def test_seeded_runs_are_identical():
     "kwargs, match",
     [
         (dict(x0=[np.nan]), "x0 must be a finite"),
-        (dict(sigma0=0.0), "sigma0 must be a positive"),
-        (dict(beta=-1.0), "beta must be a positive"),
-        (dict(beta_growth=0.5), "beta_growth must be >= 1"),
-        (dict(covariance="sparse"), "covariance must be"),
-        (dict(hessian="fisher"), "hessian must be"),
+        (dict(sigma0=0.0), "'sigma0' parameter of minimize must be a float in the range"),
+        (dict(beta=-1.0), "'beta' parameter of minimize must be a float in the range"),
+        (dict(beta_growth=0.5), r"'beta_growth' parameter of minimize must be a float in the range \[1"),
+        (dict(covariance="sparse"), "'covariance' parameter of minimize must be a str among"),
+        (dict(hessian="fisher"), "'hessian' parameter of minimize must be a str among"),
         (dict(hessian="gauss_newton"), "needs gradients"),
         (dict(hess=quad_hess), "hess requires jac"),
-        (dict(n_mc_samples=1), "n_mc_samples must be"),
-        (dict(max_iter=0), "max_iter must be"),
+        (dict(n_mc_samples=1), "'n_mc_samples' parameter of minimize must be an int in the range"),
+        (dict(max_iter=0), "'max_iter' parameter of minimize must be an int in the range"),
     ],
 )
 def test_bad_input_raises_clear_errors(kwargs, match):

@@ -14,7 +14,19 @@ from skvan.objectives import (
     Objective,
     SquaredLoss,
 )
-from skvan.van import BETA_MAX, DiagonalGaussian, FullGaussian, VANSolver
+from skvan.van import (
+    BETA_MAX,
+    VI,
+    VO,
+    DiagonalGaussian,
+    FullGaussian,
+    FullStep,
+    GeometricSchedule,
+    MeanContraction,
+    Minibatches,
+    VANSolver,
+    warn_unconverged,
+)
 
 
 def _linear_gaussian(rng, n=200, p=5, noise=0.5, prior=2.0):
@@ -32,7 +44,7 @@ def test_one_step_from_flat_start_is_a_newton_step(rng):
     obj, _, H = _linear_gaussian(rng)
     mu0 = rng.randn(obj.n_params)
     fam = FullGaussian(mu0, 1e-10 * np.eye(obj.n_params))
-    VANSolver(obj, ClosedForm(), fam, beta=1.0, max_iter=1, line_search=False, warn=False).solve()
+    VANSolver(obj, ClosedForm(), fam, schedule=GeometricSchedule(1.0), max_iter=1, step=FullStep()).solve()
     newton = mu0 - np.linalg.solve(H, obj.gradient(mu0))
     np.testing.assert_allclose(fam.mean, newton, rtol=1e-8)
 
@@ -43,19 +55,21 @@ def test_vi_recovers_the_linear_gaussian_posterior(expectation, rng):
     beta=1 reaches the exact posterior; tolerance 1e-6 relative."""
     obj, mean, P = _linear_gaussian(rng)
     fam = FullGaussian(np.zeros(obj.n_params), np.eye(obj.n_params))
-    res = VANSolver(obj, expectation, fam, objective_kind="vi", max_iter=50, tol=1e-10).solve()
+    res = VANSolver(obj, expectation, fam, objective="vi", max_iter=50,
+                    stop=MeanContraction(1e-10)).solve()
     assert res.converged
     np.testing.assert_allclose(fam.mean, mean, rtol=1e-6)
-    np.testing.assert_allclose(fam.covariance, np.linalg.inv(P), rtol=1e-6)
+    np.testing.assert_allclose(fam.sigma, np.linalg.inv(P), rtol=1e-6)
 
 
 def test_vo_converges_to_the_minimiser_and_sigma_shrinks(rng):
     obj, mean, _ = _linear_gaussian(rng)
     fam = FullGaussian(np.zeros(obj.n_params), np.eye(obj.n_params))
-    res = VANSolver(obj, ClosedForm(), fam, beta_growth=10.0, tol=1e-10).solve()
+    res = VANSolver(obj, ClosedForm(), fam, schedule=GeometricSchedule(1.0, 10.0),
+                    stop=MeanContraction(1e-10)).solve()
     assert res.converged and res.n_iter < 30
     np.testing.assert_allclose(fam.mean, mean, rtol=1e-8)
-    assert np.abs(fam.covariance).max() < 1e-6
+    assert np.abs(fam.sigma).max() < 1e-6
 
 
 def test_constant_beta_is_sublinear_and_geometric_is_linear(rng):
@@ -65,11 +79,13 @@ def test_constant_beta_is_sublinear_and_geometric_is_linear(rng):
     y = np.where(X @ np.array([1.0, -2.0, 0.5]) + rng.randn(500) > 0, 1.0, -1.0)
     obj = LinearModelObjective(X, y, LogisticLoss(), penalty=L2Penalty(np.ones(3)))
     ref = FullGaussian(np.zeros(3), np.eye(3))
-    VANSolver(obj, GaussHermiteQuadrature(), ref, beta_growth=10.0, tol=1e-12).solve()
+    VANSolver(obj, GaussHermiteQuadrature(), ref, schedule=GeometricSchedule(1.0, 10.0),
+              stop=MeanContraction(1e-12)).solve()
     errors = {}
     for growth in (1.0, 10.0):
         fam = FullGaussian(np.zeros(3), np.eye(3))
-        VANSolver(obj, GaussHermiteQuadrature(), fam, beta_growth=growth, max_iter=20, warn=False, tol=0).solve()
+        VANSolver(obj, GaussHermiteQuadrature(), fam, schedule=GeometricSchedule(1.0, growth),
+                  max_iter=20, stop=MeanContraction(0)).solve()
         errors[growth] = np.abs(fam.mean - ref.mean).max()
     assert errors[10.0] < 1e-10
     assert errors[1.0] > 1e-4  # still far after 20 steps
@@ -92,15 +108,15 @@ def test_precision_stays_spd_with_indefinite_curvature(rng):
             return np.diag([2.0, -2.0 + 3 * t[1] ** 2])
 
     for fam in (FullGaussian(np.zeros(2), 1e-3 * np.eye(2)), DiagonalGaussian(np.zeros(2), 1e-3 * np.ones(2))):
-        solver = VANSolver(Saddle(), MonteCarlo(20), fam, beta=0.5, max_iter=60, random_state=0, warn=False)
+        solver = VANSolver(Saddle(), MonteCarlo(20), fam, schedule=GeometricSchedule(0.5), max_iter=60,
+                           random_state=0)
         solver.setup()
         for iteration in range(60):
             solver.iteration = iteration
             solver.compute_expectations()
-            solver.update_precision()
+            solver.take_step()
             P = np.diag(fam.precision) if fam.diagonal else fam.precision
             assert np.linalg.eigvalsh(P).min() > 0
-            solver.update_mean()
         assert abs(fam.mean[1]) > 1.0 and abs(fam.mean[0]) < 0.5  # left the saddle
 
 
@@ -118,7 +134,7 @@ def test_family_sampling_has_the_right_covariance(rng):
     for fam in (FullGaussian(np.ones(3), P), DiagonalGaussian(np.ones(3), np.diag(P))):
         draws = fam.sample(200_000, np.random.RandomState(0))
         cov = np.cov(draws.T)
-        expected = fam.covariance if not fam.diagonal else np.diag(fam.covariance)
+        expected = fam.sigma if not fam.diagonal else np.diag(fam.sigma)
         np.testing.assert_allclose(cov, expected, atol=0.01)
         np.testing.assert_allclose(draws.mean(0), 1.0, atol=0.01)
         X = rng.randn(5, 3)
@@ -128,21 +144,23 @@ def test_family_sampling_has_the_right_covariance(rng):
 def test_convergence_warning_names_the_fix(rng):
     obj, _, _ = _linear_gaussian(rng)
     fam = FullGaussian(np.zeros(obj.n_params), np.eye(obj.n_params))
-    with pytest.warns(ConvergenceWarning, match=r"max_iter=1 iterations.*Increase max_iter"):
-        res = VANSolver(obj, ClosedForm(), fam, max_iter=1).solve()
-    assert not res.converged and res.n_iter == 1
+    res = VANSolver(obj, ClosedForm(), fam, max_iter=1).solve()
+    assert not res.converged and res.n_iter == 1 and res.status == "max_iter"
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=1 iterations.*Increase max_iter") as record:
+        warn_unconverged(res, 1e-5, "Increase max_iter.")
+    assert record[0].filename == __file__  # points at the caller's line
 
 
 def test_schedule_caps():
     fam = FullGaussian(np.zeros(1), np.eye(1))
-    vo = VANSolver(None, None, fam, beta=1.0, beta_growth=10.0)
-    assert vo.schedule(3) == pytest.approx((1000.0, 1.0))
-    assert vo.schedule(500) == (BETA_MAX, 0.1)  # capped, running sum discounted
-    vi = VANSolver(None, None, fam, beta=0.1, beta_growth=10.0, objective_kind="vi")
-    assert vi.schedule(0) == pytest.approx((0.1, 0.9))
-    assert vi.schedule(5) == (1.0, 0.0)
-    const = VANSolver(None, None, fam, beta=0.3, beta_growth=1.0)
-    assert const.schedule(10_000) == pytest.approx((0.3, 1.0))
+    vo = GeometricSchedule(1.0, 10.0)
+    assert vo.rates(3, VO()) == pytest.approx((1000.0, 1.0))
+    assert vo.rates(500, VO()) == (BETA_MAX, 0.1)  # capped, running sum discounted
+    vi = GeometricSchedule(0.1, 10.0)
+    assert vi.rates(0, VI()) == pytest.approx((0.1, 0.9))
+    assert vi.rates(5, VI()) == (1.0, 0.0)
+    const = GeometricSchedule(0.3, 1.0)
+    assert const.rates(10_000, VO()) == pytest.approx((0.3, 1.0))
 
 
 def test_minibatch_svan_averages_towards_the_optimum(rng):
@@ -151,7 +169,8 @@ def test_minibatch_svan_averages_towards_the_optimum(rng):
     errors = []
     for max_iter in (20, 400):
         fam = FullGaussian(np.zeros(obj.n_params), np.eye(obj.n_params))
-        res = VANSolver(obj, ClosedForm(), fam, batch_size=50, max_iter=max_iter, random_state=0).solve()
+        res = VANSolver(obj, ClosedForm(), fam, batches=Minibatches(50), max_iter=max_iter,
+                        random_state=0).solve()
         errors.append(np.abs(fam.mean - mean).max())
         assert res.n_data_passes == pytest.approx(max_iter * 50 / 2000)
     assert errors[1] < 0.5 * errors[0]
@@ -164,7 +183,7 @@ def test_seeded_monte_carlo_runs_are_identical(rng):
         fam = FullGaussian(np.zeros(obj.n_params), np.eye(obj.n_params))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            VANSolver(obj, MonteCarlo(3), fam, max_iter=5, random_state=42, batch_size=30).solve()
+            VANSolver(obj, MonteCarlo(3), fam, max_iter=5, random_state=42, batches=Minibatches(30)).solve()
         means.append(fam.mean)
     np.testing.assert_array_equal(means[0], means[1])
 
@@ -183,6 +202,7 @@ def test_non_finite_expectations_stop_with_a_warning():
             return np.eye(1)
 
     fam = FullGaussian(np.zeros(1), np.eye(1))
+    res = VANSolver(Exploding(), MonteCarlo(2), fam, random_state=0).solve()
+    assert res.status == "diverged" and np.all(np.isfinite(fam.mean))
     with pytest.warns(ConvergenceWarning, match="not finite"):
-        VANSolver(Exploding(), MonteCarlo(2), fam, random_state=0).solve()
-    assert np.all(np.isfinite(fam.mean))
+        warn_unconverged(res)

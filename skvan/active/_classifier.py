@@ -3,15 +3,17 @@
 from numbers import Integral, Real
 
 import numpy as np
+from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._compat import Interval, StrOptions, _fit_context, validate_data
-from ..linear_model import VANLogisticRegression
+from ..linear_model._base import VANLinearModel
+from ..linear_model._logistic import _GaussianLogisticModel
 from ._strategies import STRATEGIES
 
 
-class ActiveVANClassifier(VANLogisticRegression):
+class ActiveVANClassifier(_GaussianLogisticModel, ClassifierMixin, VANLinearModel):
     """Logistic regression trained by sVAN-Active: VAN that chooses its minibatches.
 
     Same model and objective as :class:`~skvan.VANLogisticRegression`
@@ -111,7 +113,7 @@ class ActiveVANClassifier(VANLogisticRegression):
     """
 
     _parameter_constraints = {
-        **{k: v for k, v in VANLogisticRegression._parameter_constraints.items()
+        **{k: v for k, v in VANLinearModel._parameter_constraints.items()
            if k not in ("objective", "beta_growth", "warm_start", "tol")},
         "C": [Interval(Real, 0, None, closed="neither")],  # the stream's prior N(0, C I)
         "expectation": [StrOptions({"quadrature", "mc"})],
@@ -154,12 +156,6 @@ class ActiveVANClassifier(VANLogisticRegression):
         self.random_state = random_state
         self.verbose = verbose
 
-    # VANLogisticRegression's solver options this estimator fixes
-    objective = "vo"
-    beta_growth = 1.0
-    warm_start = False
-    tol = 0.0
-
     def _strategy(self):
         if callable(self.query_strategy):
             return self.query_strategy
@@ -190,8 +186,9 @@ class ActiveVANClassifier(VANLogisticRegression):
         X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
         self.classes_ = self._validate_targets(y)
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        self._rng = check_random_state(self.random_state)
         self._start_stream()
+        # One stream of random numbers for the strategy's ties and the steps' draws.
+        self._stream_rng = check_random_state(self.random_state)
         strategy = self._strategy()
         pool = np.arange(X.shape[0])
         used, when = [], []
@@ -199,9 +196,9 @@ class ActiveVANClassifier(VANLogisticRegression):
             if pool.size == 0:
                 break
             picked, _ = strategy(self, X[pool], n_instances=min(self.batch_size, pool.size),
-                                 random_state=self._rng)
+                                 random_state=self._stream_rng)
             rows = pool[picked]
-            self._stream_step(X[rows], y[rows], sample_weight[rows], self._rng)
+            self._learn(X[rows], y[rows], sample_weight[rows])
             used.append(rows)
             when.append(np.full(rows.size, iteration))
             pool = np.delete(pool, picked)
@@ -230,12 +227,9 @@ class ActiveVANClassifier(VANLogisticRegression):
         check_is_fitted(self)
         X_pool = validate_data(self, X_pool, reset=False, dtype=[np.float64, np.float32])
         n = self.batch_size if n_instances is None else n_instances
-        return self._strategy()(self, X_pool, n_instances=n, random_state=self._query_rng())
-
-    def _query_rng(self):
-        if getattr(self, "_rng", None) is None:
-            self._rng = check_random_state(self.random_state)
-        return self._rng
+        if getattr(self, "_stream_rng", None) is None:
+            self._stream_rng = check_random_state(self.random_state)
+        return self._strategy()(self, X_pool, n_instances=n, random_state=self._stream_rng)
 
     def teach(self, X, y, sample_weight=None, classes=None):
         """Update ``q`` with newly labelled points: one streaming VAN step, no refit.
@@ -257,7 +251,7 @@ class ActiveVANClassifier(VANLogisticRegression):
             Updated estimator.
         """
         before = getattr(self, "n_labels_", 0)
-        self.partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+        self._stream(X, y, classes=classes, sample_weight=sample_weight)
         self.n_labels_ = before + int(np.asarray(y).shape[0])
         return self
 

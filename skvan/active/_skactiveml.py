@@ -61,9 +61,9 @@ def _adapter_class():
         def predict(self, X):
             return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
-        def sample_proba(self, X, n_samples=10, random_state=None):
+        def sample_proba(self, X, n_draws=10, random_state=None):
             check_is_fitted(self)
-            return self.estimator_.sample_proba(X, n_samples=n_samples, random_state=random_state)
+            return self.estimator_.sample_proba(X, n_draws=n_draws, random_state=random_state)
 
     SkactivemlVAN.__module__ = __name__
     SkactivemlVAN.__qualname__ = "SkactivemlVAN"

@@ -120,26 +120,26 @@ def margin_sampling(estimator, X_pool, n_instances=1, random_state=None, diversi
     return idx, scores[idx]
 
 
-def bald_sampling(estimator, X_pool, n_instances=1, random_state=None, n_samples=100, diversity=0.0):
+def bald_sampling(estimator, X_pool, n_instances=1, random_state=None, n_draws=100, diversity=0.0):
     """Query the points where label and parameters share the most information (BALD).
 
     ``score(x) = H[E_q p(y|x, theta)] - E_q H[p(y|x, theta)]``: the epistemic part of
     the predictive uncertainty, high where parameters drawn from ``q`` disagree,
-    which a point estimate cannot give. Estimated from ``n_samples`` draws of
+    which a point estimate cannot give. Estimated from ``n_draws`` draws of
     ``estimator.sample_proba``.
 
     Parameters
     ----------
     estimator : object
-        A fitted classifier with ``sample_proba(X, n_samples, random_state)``.
+        A fitted classifier with ``sample_proba(X, n_draws, random_state)``.
     X_pool : array-like of shape (n_pool, n_features)
         Candidate points.
     n_instances : int, default=1
         How many to return.
     random_state : int, RandomState instance or None, default=None
         Seeds the draws and breaks ties.
-    n_samples : int, default=100
-        Parameter draws.
+    n_draws : int, default=100
+        Parameter vectors drawn from ``q``.
     diversity : float, default=0.0
         Weight of the distance bonus of :func:`select`.
 
@@ -152,12 +152,12 @@ def bald_sampling(estimator, X_pool, n_instances=1, random_state=None, n_samples
     """
     if not hasattr(estimator, "sample_proba"):
         raise TypeError(
-            f"bald_sampling needs an estimator with sample_proba(X, n_samples, random_state); "
+            f"bald_sampling needs an estimator with sample_proba(X, n_draws, random_state); "
             f"{type(estimator).__name__} has none. Use entropy_sampling or margin_sampling."
         )
     X_pool, n = _check_pool(X_pool, n_instances)
     rng = check_random_state(random_state)
-    draws = estimator.sample_proba(X_pool, n_samples=n_samples, random_state=rng)
+    draws = estimator.sample_proba(X_pool, n_draws=n_draws, random_state=rng)
     scores = np.maximum(_entropy(draws.mean(axis=0)) - _entropy(draws).mean(axis=0), 0.0)
     idx = select(scores, n, rng, X_pool, diversity)
     return idx, scores[idx]

@@ -12,29 +12,43 @@ from ..objectives import LinearModelObjective
 Expectations = namedtuple("Expectations", ["value", "gradient", "curvature"])
 
 
+def assemble_linear(objective, family, per_sample, hessian="exact"):
+    """:class:`Expectations` of a :class:`LinearModelObjective` from its per-sample
+    integrals ``(E[l], E[l'], E[curvature])`` under ``family``: the data term through
+    ``X`` (``X^T (w E[l'])``, ``X^T diag(w E[curvature]) X``, or its diagonal for a
+    diagonal family) plus the separable penalty's closed-form expectations."""
+    e0, e1, e2 = per_sample
+    p0, p1, p2 = objective.penalty.expectation(family.mean, family.marginal_variance(), hessian)
+    value = float(np.dot(objective.weights, e0)) + p0
+    gradient = objective.data_gradient(e1) + p1
+    C = objective.data_curvature(e2, diagonal=family.diagonal)
+    return Expectations(value, gradient, objective.penalty.add_curvature(C, p2))
+
+
 class ExpectationEstimator(ABC):
     """Estimates expectations of an objective under a Gaussian family.
 
-    ``curvature="exact"`` asks for ``E_q[hess f]``; ``"gauss_newton"`` for the
-    positive semi-definite ``E_q[sum_i g_i g_i^T]`` (VAG), ``g_i`` the per-example
-    gradients of the data term (plus the penalty's own curvature).
+    ``hessian="exact"`` asks for ``E_q[hess f]``; ``"gauss_newton"`` for the
+    positive semi-definite Gauss-Newton curvature of each term (the objective's
+    ``gauss_newton``: per-example gradient outer products, VAG, or ``J^T J`` for
+    least squares; the penalty's own PSD curvature).
     """
 
     #: True when repeated calls give the same numbers (no sampling): the solver
-    #: may then run a line search on :meth:`value`.
+    #: may then safeguard steps on :meth:`value`.
     deterministic = False
 
     def check_objective(self, objective):
         """Raise a TypeError naming what is missing if ``objective`` is not supported."""
 
     @abstractmethod
-    def __call__(self, objective, family, curvature="exact", random_state=None):
+    def __call__(self, objective, family, hessian="exact", random_state=None):
         """Return :class:`Expectations` of ``objective`` under ``family``."""
 
-    def value(self, objective, family, mean, curvature=None):
+    def value(self, objective, family, mean, hessian=None):
         """Return ``E_q[f]`` for ``q`` with ``family``'s covariance centred at ``mean``.
 
-        Only deterministic estimators provide it. With ``curvature`` ("exact" or
+        Only deterministic estimators provide it. With ``hessian`` ("exact" or
         "gauss_newton") an estimator may also prepare the derivatives, so that a
         following call with the family moved to ``mean`` costs no second pass.
         """
@@ -45,10 +59,10 @@ class LinearPredictorExpectation(ExpectationEstimator):
     """Base of estimators that integrate over the 1-D linear predictors.
 
     For ``theta ~ N(mu, Sigma)`` each ``a_i = x_i^T theta ~ N(x_i^T mu, x_i^T Sigma x_i)``,
-    so ``E[grad f] = X^T (w E[l'(a)])``, ``E[hess f] = X^T diag(w E[l''(a)]) X``
-    and the Gauss-Newton curvature is ``X^T diag(w E[l'(a)^2]) X``. Subclasses only
-    provide the per-sample integrals (:meth:`_raw`). The separable penalty's
-    expectations are closed form.
+    so ``E[grad f] = X^T (w E[l'(a)])`` and the curvature is
+    ``X^T diag(w E[c(a)]) X`` with ``c = l''`` or the loss's Gauss-Newton
+    curvature (:func:`assemble_linear`). Subclasses only provide the per-sample
+    integrals (:meth:`_raw`).
     """
 
     deterministic = True
@@ -66,8 +80,8 @@ class LinearPredictorExpectation(ExpectationEstimator):
             )
 
     def _raw(self, objective, m, v, need):
-        """Return ``(E[l], E[l'], E[l''] or E[l'^2])`` per sample; ``need`` is
-        "value", "exact" or "gauss_newton"."""
+        """Return ``(E[l], E[l'], E[c])`` per sample; ``need`` is "value" (then only
+        ``E[l]`` is computed), "exact" or "gauss_newton"."""
         raise NotImplementedError
 
     def _variance(self, objective, family):
@@ -78,14 +92,8 @@ class LinearPredictorExpectation(ExpectationEstimator):
         self._cache = (objective, family, family.version, v)
         return v
 
-    def _penalty(self, objective, family, mean, curvature="exact"):
-        if objective.penalty is None:
-            n = objective.n_params
-            return 0.0, np.zeros(n), np.zeros(n)
-        return objective.penalty.expectation(mean, family.marginal_variance(), curvature)
-
     def _raw_at(self, objective, family, mean, need):
-        """Per-sample integrals at ``mean``, reusing those a ``value(..., curvature)``
+        """Per-sample integrals at ``mean``, reusing those a ``value(..., hessian)``
         call prepared for the same objective, covariance and mean."""
         obj, version, cached_mean, cached_need, raw = self._raw_cache
         if (obj is objective and version == family.version and cached_need == need
@@ -96,18 +104,11 @@ class LinearPredictorExpectation(ExpectationEstimator):
             self._raw_cache = (objective, family.version, mean.copy(), need, raw)
         return raw
 
-    def __call__(self, objective, family, curvature="exact", random_state=None):
-        e0, e1, e2 = self._raw_at(objective, family, family.mean, curvature)
-        p0, p1, p2 = self._penalty(objective, family, family.mean, curvature)
-        value = float(np.dot(objective.weights, e0)) + p0
-        gradient = objective.data_gradient(e1) + p1
-        C = objective.data_curvature(e2, diagonal=family.diagonal)
-        if family.diagonal:
-            C = C + p2
-        else:
-            C[np.diag_indices_from(C)] += p2
-        return Expectations(value, gradient, C)
+    def __call__(self, objective, family, hessian="exact", random_state=None):
+        raw = self._raw_at(objective, family, family.mean, hessian)
+        return assemble_linear(objective, family, raw, hessian)
 
-    def value(self, objective, family, mean, curvature=None):
-        e0 = self._raw_at(objective, family, mean, curvature or "value")[0]
-        return float(np.dot(objective.weights, e0)) + self._penalty(objective, family, mean)[0]
+    def value(self, objective, family, mean, hessian=None):
+        e0 = self._raw_at(objective, family, mean, hessian or "value")[0]
+        penalty = objective.penalty.expectation(mean, family.marginal_variance())[0]
+        return float(np.dot(objective.weights, e0)) + penalty

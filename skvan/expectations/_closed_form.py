@@ -11,8 +11,9 @@ class ClosedForm(LinearPredictorExpectation):
 
     - :class:`~skvan.objectives.QuadraticObjective`:
       ``E[1/2 theta^T G theta - b^T theta] = 1/2 (mu^T G mu + tr(G Sigma)) - b^T mu``,
-      gradient ``G mu - b``, curvature ``G``; each iteration costs ``O(n_params^3)``
-      whatever the number of samples behind ``G``.
+      gradient ``G mu - b``, curvature ``G`` (its Hessian and its Gauss-Newton
+      matrix); each iteration costs ``O(n_params^3)`` whatever the number of
+      samples behind ``G``.
     - :class:`~skvan.objectives.LinearModelObjective` whose loss has a
       ``gaussian_expectation`` (the squared loss).
 
@@ -31,32 +32,27 @@ class ClosedForm(LinearPredictorExpectation):
             )
 
     def _raw(self, objective, m, v, need):
-        e0, e1, e2, e1sq = objective.loss.gaussian_expectation(objective.y, m, v)
-        return e0, e1, (e1sq if need == "gauss_newton" else e2)
+        return objective.loss.gaussian_expectation(objective.y, m, v, need)
 
     @staticmethod
     def _trace_term(objective, family):
         """``tr(G Sigma)``."""
         if family.diagonal:
-            return float(np.dot(np.diag(objective.G), family.covariance))
-        return float(np.einsum("ij,ij->", objective.G, family.covariance))
+            return float(np.dot(np.diag(objective.G), family.sigma))
+        return float(np.einsum("ij,ij->", objective.G, family.sigma))
 
-    def __call__(self, objective, family, curvature="exact", random_state=None):
+    def __call__(self, objective, family, hessian="exact", random_state=None):
         if not isinstance(objective, QuadraticObjective):
-            return super().__call__(objective, family, curvature, random_state)
-        mean = family.mean
-        p0, p1, p2 = self._penalty(objective, family, mean, curvature)
+            return super().__call__(objective, family, hessian, random_state)
+        mean, penalty = family.mean, objective.penalty
+        p0, p1, p2 = penalty.expectation(mean, family.marginal_variance(), hessian)
         value = objective.smooth_value(mean) + 0.5 * self._trace_term(objective, family) + p0
         gradient = objective.G @ mean - objective.b + p1
-        if family.diagonal:
-            C = np.diag(objective.G) + p2
-        else:
-            C = objective.G.copy()
-            C[np.diag_indices_from(C)] += p2
-        return Expectations(value, gradient, C)
+        C = np.diag(objective.G) if family.diagonal else objective.G.copy()
+        return Expectations(value, gradient, penalty.add_curvature(C, p2))
 
-    def value(self, objective, family, mean, curvature=None):
+    def value(self, objective, family, mean, hessian=None):
         if not isinstance(objective, QuadraticObjective):
-            return super().value(objective, family, mean, curvature)
-        return (objective.smooth_value(mean) + 0.5 * self._trace_term(objective, family)
-                + self._penalty(objective, family, mean)[0])
+            return super().value(objective, family, mean, hessian)
+        penalty = objective.penalty.expectation(mean, family.marginal_variance())[0]
+        return objective.smooth_value(mean) + 0.5 * self._trace_term(objective, family) + penalty

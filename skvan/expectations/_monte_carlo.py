@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..objectives import FunctionObjective, LinearModelObjective
-from ._base import ExpectationEstimator, Expectations
+from ._base import ExpectationEstimator, Expectations, assemble_linear
 
 
 class MonteCarlo(ExpectationEstimator):
@@ -42,17 +42,17 @@ class MonteCarlo(ExpectationEstimator):
         self.mean_rate = mean_rate
         self.scale_rate = scale_rate
 
-    def __call__(self, objective, family, curvature="exact", random_state=None):
+    def __call__(self, objective, family, hessian="exact", random_state=None):
         if random_state is None:
             random_state = np.random.default_rng()
         if isinstance(objective, FunctionObjective):
-            return self._function(objective, family, curvature, random_state)
+            return self._function(objective, family, hessian, random_state)
         thetas = family.sample(self.n_mc_samples, random_state)
         if isinstance(objective, LinearModelObjective):
-            return self._linear(objective, family, thetas, curvature)
-        return self._generic(objective, family, thetas, curvature)
+            return self._linear(objective, family, thetas, hessian)
+        return self._generic(objective, family, thetas, hessian)
 
-    def _function(self, objective, family, curvature, rng):
+    def _function(self, objective, family, hessian, rng):
         """The three oracles on antithetic pairs ``mean +- A z`` (``A A^T = Sigma``).
 
         - order 2: averages of ``grad f`` and ``hess f`` (or ``g g^T``).
@@ -86,7 +86,7 @@ class MonteCarlo(ExpectationEstimator):
         points = np.vstack([plus, minus])
         values, grads = objective.values_gradients(points)
         gradient = grads.mean(0)
-        if curvature == "gauss_newton":
+        if hessian == "gauss_newton":
             C = (grads**2).mean(0) if diag else grads.T @ grads / len(grads)
         elif objective.order == 2:
             H = objective.hessians(points)
@@ -125,28 +125,20 @@ class MonteCarlo(ExpectationEstimator):
             C = family.unwhiten(family.unwhiten(W).T)
         return Expectations(float(values.mean()), gradient, C)
 
-    def _linear(self, objective, family, thetas, curvature):
+    @staticmethod
+    def _linear(objective, family, thetas, hessian):
+        """The per-sample averages over the draws pushed through ``X`` at once
+        (``A = X Theta^T``), assembled like the deterministic estimators' integrals."""
         A = objective.X @ thetas.T
-        y = objective.y[:, None]
-        d0, d1, d2 = objective.loss.loss_derivatives(y, A)
-        e0 = d0.mean(axis=1)
-        e2 = (d1**2 if curvature == "gauss_newton" else d2).mean(axis=1)
-        value = float(np.dot(objective.weights, e0))
-        gradient = objective.data_gradient(d1.mean(axis=1))
-        C = objective.data_curvature(e2, diagonal=family.diagonal)
-        if objective.penalty is not None:
-            p0, p1, p2 = objective.penalty.expectation(family.mean, family.marginal_variance(), curvature)
-            value += p0
-            gradient = gradient + p1
-            if family.diagonal:
-                C = C + p2
-            else:
-                C[np.diag_indices_from(C)] += p2
-        return Expectations(value, gradient, C)
+        d0, d1, d2 = objective.loss.loss_derivatives(objective.y[:, None], A)
+        curvature = objective.loss.gauss_newton(d1, d2) if hessian == "gauss_newton" else d2
+        per_sample = (d0.mean(axis=1), d1.mean(axis=1), curvature.mean(axis=1))
+        return assemble_linear(objective, family, per_sample, hessian)
 
-    def _generic(self, objective, family, thetas, curvature):
+    @staticmethod
+    def _generic(objective, family, thetas, hessian):
         value, gradient, C = 0.0, 0.0, 0.0
-        curv = objective.gauss_newton if curvature == "gauss_newton" else objective.hessian
+        curv = objective.gauss_newton if hessian == "gauss_newton" else objective.hessian
         for theta in thetas:
             value += objective.value(theta)
             gradient = gradient + objective.gradient(theta)

@@ -172,5 +172,5 @@ class GaussHermiteQuadrature(LinearPredictorExpectation):
             d0, d1, d2 = loss.loss_derivatives(y, a)
             e0[s] = d0 @ w
             e1[s] = d1 @ w
-            e2[s] = (d1**2 if need == "gauss_newton" else d2) @ w
+            e2[s] = (loss.gauss_newton(d1, d2) if need == "gauss_newton" else d2) @ w
         return e0, e1, e2

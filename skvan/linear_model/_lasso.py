@@ -10,31 +10,24 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._compat import Interval, _fit_context, validate_data
+from .._warnings import warn_user
 from ..objectives import (
     L1Penalty,
+    LassoCertificate,
     LinearModelObjective,
     QuadraticObjective,
     SquaredLoss,
-    kkt_finish,
-    support_from_q,
 )
+from ..van import BetaBacktrack, GeometricSchedule, MeanContraction, ObjectiveDecrease
 from ._base import VANLinearModel
 
-#: beta_growth="auto" for full-batch VO. Slower than the classifier's 100: the
-#: expected L1 curvature grows like 1/s near 0, so a fast schedule collapses q
-#: around coefficients that have not arrived (the safeguard also limits beta_t
-#: to twice its last accepted value, so any growth above 2 acts as 2). Measured
-#: with `python benchmarks/bench_lasso.py --growth` over 15 problems (diabetes,
-#: synthetic up to 20,000 x 200, p > n, feature scales 1e-3..1e3): growth 2 and
-#: 1.5 both give the Lasso solution everywhere without a support correction,
-#: in 327 and 385 iterations in total.
+#: beta_growth="auto" for full-batch VO: slower than the classifier's 100, since
+#: the expected L1 curvature grows like 1/s near 0 and a fast schedule collapses
+#: q around coefficients that have not arrived (the whole-step safeguard also
+#: limits beta_t to twice its last accepted value, so any growth above 2 acts as
+#: 2). Chosen over 15 problems by `python benchmarks/bench_lasso.py --growth`
+#: (benchmarks/RESULTS.md).
 AUTO_GROWTH_LASSO = 2.0
-
-#: Iterations VAN goes on, once its mean has converged, for q to concentrate
-#: enough to decide the support (Notes of VANLassoRegressor). At growth 2 the
-#: sd shrinks 1.41x per iteration, so |m| / s grows 1e4-fold in 27 of them;
-#: if the support still fails the KKT check, the finish corrects it.
-SUPPORT_WAIT = 50
 
 
 class VANLassoRegressor(RegressorMixin, VANLinearModel):
@@ -71,7 +64,9 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     covariance : {"full", "diag"}, default="full"
         Full covariance (VAN) or diagonal (VAN-D).
     hessian : {"exact", "gauss_newton"}, default="exact"
-        Curvature of the L1 term in the precision update: its expected Hessian
+        Curvature in the precision update: expected Hessians, or each term's
+        Gauss-Newton curvature. The two differ only in the L1 term (the squared
+        loss's Gauss-Newton matrix ``X^T X`` is its Hessian): its expected Hessian
         ``2 lambda phi(m/s) / s``, or ``lambda / sqrt(m^2 + s^2)``, the curvature
         of the tightest quadratic bound on ``E|theta|`` (the iterative-ridge
         curvature, smoothed by ``s``).
@@ -243,27 +238,18 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         self.verbose = verbose
 
     # -- objectives -----------------------------------------------------------------
-    def _penalty(self, n_params, total_weight, scale=None):
-        """``L1Penalty`` with ``lambda = alpha * sum(weights)``, intercept unpenalised;
-        over ``theta' = scale * theta`` the strengths are ``lambda / scale``."""
-        strength = np.full(n_params, self.alpha * total_weight)
-        if scale is not None:
-            strength = strength / scale
+    def _objective(self, X, y, sample_weight):
+        """The least-squares objective with ``lambda ||w||_1``,
+        ``lambda = alpha * sum(weights)`` (not on the intercept)."""
+        Xd = self._design(X)
+        strength = np.full(Xd.shape[1], self.alpha * float(np.sum(sample_weight)))
         if self.fit_intercept:
             strength[-1] = 0.0
-        return L1Penalty(strength)
+        return LinearModelObjective(Xd, y, SquaredLoss(), sample_weight, L1Penalty(strength))
 
-    def _objectives(self, X_design, y, sample_weight, scale=None):
-        """``(solver_objective, quadratic)``: what the solver iterates on, and the
-        least-squares objective through ``X^T W X`` (for the finish and the noise),
-        over ``theta' = scale * theta`` for a design already divided by ``scale``."""
-        penalty = self._penalty(X_design.shape[1], float(np.sum(sample_weight)), scale)
-        quadratic = QuadraticObjective.from_data(X_design, y, sample_weight, penalty)
-        full_batch = self.batch_size is None or self.batch_size >= X_design.shape[0]
-        if self.expectation == "exact" and full_batch:
-            return quadratic, quadratic
-        linear = LinearModelObjective(X_design, y, SquaredLoss(), sample_weight, penalty)
-        return linear, quadratic
+    def _full_batch_exact(self, n_samples):
+        """Whether iterations can run on ``X^T X`` alone (``O(n_params^3)`` each)."""
+        return self.expectation == "exact" and not self._stochastic(n_samples)
 
     @staticmethod
     def _noise_variance(quadratic, theta, sample_weight):
@@ -274,14 +260,13 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             return rss / (total - dof)
         return rss / total if total > 0 else 0.0
 
-    def _beta_growth(self, n_samples, objective):
-        # With Monte Carlo the solver has no deterministic values to safeguard a
-        # step on, and a geometric schedule then lets q collapse around frozen
-        # coefficients (diabetes: no convergence in 1000 iterations at growth
-        # 1.5, 38 iterations at 1): the constant schedule.
+    def _schedule(self, n_samples, objective):
+        # With Monte Carlo there are no deterministic values to safeguard a step
+        # on, and a geometric schedule then lets q collapse around frozen
+        # coefficients (benchmarks/RESULTS.md): the constant schedule.
         if self.beta_growth == "auto" and self.expectation == "mc":
-            return 1.0
-        return super()._beta_growth(n_samples, objective)
+            return GeometricSchedule(self.beta, 1.0)
+        return super()._schedule(n_samples, objective)
 
     # -- fitting --------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
@@ -314,78 +299,55 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         y = np.asarray(y, dtype=np.float64)
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         rng = check_random_state(self.random_state)
-        Xd, scale = self._scaled_design(X, sample_weight)
-        start = None
-        if self.warm_start and hasattr(self, "coef_") and len(np.atleast_1d(self.coef_)) == X.shape[1]:
-            start = self._families()[0].mean * scale
-        objective, quadratic = self._objectives(Xd, y, sample_weight, scale)
-
-        family = self._initial_family(Xd, sample_weight, start)
-        result = self._solve_vo(objective, quadratic, family, rng)
-        # A converged q gets its support checked and, if need be, corrected; an
-        # unconverged one (max_iter reached) is only checked: the corrections
-        # polish VAN's answer, they do not replace it.
-        coef, n_corrections, ok = kkt_finish(
-            quadratic, family.mean, family.marginal_variance(),
-            slack=result.distance if result.converged else 0.0,
-            max_corrections=None if result.converged else 0,
-        )
-        if not ok:
-            warnings.warn(
-                f"The support read off q failed the Lasso optimality (KKT) check "
-                f"({n_corrections} corrections made); coef_ is the VAN mean with the zeros "
-                "of q. Increase max_iter.",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
+        warm = self.warm_start and hasattr(self, "coef_") and len(np.atleast_1d(self.coef_)) == X.shape[1]
+        start = self._families()[0].mean if warm else None
+        linear = self._objective(X, y, sample_weight)
+        column_scale = linear.column_scale()
+        linear = linear.reparametrised(column_scale)
+        quadratic = QuadraticObjective.from_linear(linear)
+        f = quadratic if self._full_batch_exact(X.shape[0]) else linear
+        family = self._initial_family(linear, None if start is None else start * column_scale)
+        coef, self.n_iter_, self.n_corrections_ = self._solve_support(f, quadratic, family, rng)
         family.mean = coef
         self.noise_variance_ = self._noise_variance(quadratic, coef, sample_weight)
         total = float(np.sum(sample_weight))
         self._start_stream(self.noise_variance_ * total, total)
-        self.n_corrections_ = n_corrections
-        self.n_iter_ = result.n_iter
         if self.objective == "vi":
-            family, self.n_iter_ = self._fit_posterior(
-                objective, quadratic, Xd, sample_weight, coef, rng
-            )
+            family = self._initial_family(linear, coef)
+            log_joint = f.multiplied(1.0 / max(self.noise_variance_, self._noise_floor(quadratic, total)))
+            self.n_iter_ = self._solve(log_joint, family, rng).n_iter
             self.n_corrections_ = 0
-        self._set_attributes(family, scale)
+        self._set_attributes(family, column_scale)
         return self
 
-    def _solve_vo(self, objective, quadratic, family, rng, **overrides):
-        """Run VO from ``family`` until the support read off ``q`` passes the KKT
-        check (or, once the mean has converged, ``SUPPORT_WAIT`` more iterations)."""
-        waited, failed = [], [None]
+    def _solve_support(self, f, quadratic, family, rng):
+        """VO from ``family`` until the support read off ``q`` passes the KKT check
+        (:class:`~skvan.objectives.LassoCertificate`), then the certified values;
+        returns ``(coef, n_iter, n_corrections)``. With deterministic expectations on
+        the full data each step is the whole-step backtrack with memory (its
+        docstring says why)."""
+        certificate = LassoCertificate(quadratic, MeanContraction(self.tol))
+        checkable = self.expectation != "mc" and not self._stochastic(getattr(f, "n_samples", None))
+        step = BetaBacktrack(ObjectiveDecrease(), memory=True) if checkable else None
+        result = self._solve(f, family, rng, objective="vo", step=step, stop=certificate)
+        coef, n_corrections, ok = certificate.finish(family, result.converged)
+        if not ok:
+            warn_user(
+                f"The support read off q failed the Lasso optimality (KKT) check "
+                f"({n_corrections} corrections made); coef_ is the VAN mean with the zeros "
+                "of q. Increase max_iter.",
+                ConvergenceWarning,
+            )
+        return coef, result.n_iter, n_corrections
 
-        def support_of_q_is_optimal(solver):
-            fam = solver.family
-            var = fam.marginal_variance()
-            support = support_from_q(fam.mean, var, quadratic.penalty.strength, slack=solver.distance)
-            # The same support and signs as last time give the same (failed) check.
-            key = (support.tobytes(), np.sign(fam.mean[support]).tobytes())
-            if key != failed[0]:
-                if kkt_finish(quadratic, fam.mean, var, slack=solver.distance, max_corrections=0)[2]:
-                    return True
-                failed[0] = key
-            if solver.converged:
-                waited.append(solver.iteration)
-            return len(waited) > SUPPORT_WAIT
+    @staticmethod
+    def _noise_floor(quadratic, total_weight):
+        """The smallest noise variance VI divides by: float64 resolution of the
+        targets' mean square (a perfect fit must not give ``f / 0``)."""
+        return np.finfo(np.float64).eps * max(2.0 * quadratic.c / max(total_weight, 1e-300), 1e-300)
 
-        options = dict(objective_kind="vo", vo_safeguard="step", converged_if=support_of_q_is_optimal)
-        options.update(overrides)
-        return self._solve(objective, family, rng, **options)
-
-    def _fit_posterior(self, objective, quadratic, X_design, sample_weight, start, rng):
-        """VI on ``f / sigma^2`` with the noise variance of the Lasso fit, from its
-        solution; returns the family and the iterations run."""
-        floor = np.finfo(np.float64).eps * max(2.0 * quadratic.c / max(np.sum(sample_weight), 1e-300), 1e-300)
-        log_joint = objective.scaled(1.0 / max(self.noise_variance_, floor))
-        family = self._initial_family(X_design, sample_weight, start)
-        result = self._solve(log_joint, family, rng)
-        return family, result.n_iter
-
-    def _set_attributes(self, family, scale=None):
-        self._unpack([family], scale)
+    def _set_attributes(self, family, column_scale=None):
+        self._unpack([family], column_scale)
         self.coef_ = self.coef_[0]
         self.intercept_ = float(self.intercept_[0])
         self.sigma_ = self.sigma_[0]
@@ -426,22 +388,17 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         )
         y = np.asarray(y, dtype=np.float64)
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        Xd = self._design(X)
+        f = self._objective(X, y, sample_weight)
         if first:
-            family = self._initial_family(Xd, sample_weight)
+            family = self._initial_family(f)
             self._start_stream(0.0, 0.0)
             self.n_iter_, self.n_corrections_ = 0, 0
         else:
             family = self._families()[0]
-        residual = y - Xd @ family.mean
+        residual = y - f.X @ family.mean
         self._stream_rss += float(np.dot(sample_weight, residual**2))
         self._stream_weight += float(np.sum(sample_weight))
-        penalty = self._penalty(Xd.shape[1], float(np.sum(sample_weight)))
-        objective = LinearModelObjective(Xd, y, SquaredLoss(), sample_weight, penalty)
-        self._solve(
-            objective, family, self._partial_rng, max_iter=1, beta_growth=1.0,
-            objective_kind="vo", batch_size=None, line_search=False, warn=False,
-        )
+        self._stream_step(f, family, self._partial_rng)
         self._set_attributes(family)
         self.noise_variance_ = self._stream_rss / max(self._stream_weight, 1e-300)
         self.n_iter_ += 1

@@ -1,12 +1,10 @@
 """VANLogisticRegression: L2-penalised logistic regression fitted by VAN."""
 
-import warnings
 from numbers import Real
 
 import numpy as np
 from scipy.special import expit, logsumexp
 from sklearn.base import ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
@@ -17,7 +15,197 @@ from ..objectives import L2Penalty, LinearModelObjective, LogisticLoss
 from ._base import VANLinearModel
 
 
-class VANLogisticRegression(ClassifierMixin, VANLinearModel):
+class _GaussianLogisticModel:
+    """What both logistic estimators share: the one-vs-rest Gaussian logistic model
+    over ``[coef, intercept]``, its streaming steps and its predictions averaged
+    over ``q``. Mixed into estimators that derive from
+    :class:`~skvan.linear_model._base.VANLinearModel`."""
+
+    def _validate_targets(self, y, classes=None):
+        check_classification_targets(y)
+        if classes is None:
+            classes = np.unique(y)
+            if classes.shape[0] < 2:
+                raise ValueError(
+                    "This solver needs samples of at least 2 classes in the data, but "
+                    f"the data contains only one class: {classes[0]!r}."
+                )
+        else:
+            unseen = np.setdiff1d(np.unique(y), classes)
+            if unseen.size:
+                raise ValueError(
+                    f"y contains labels {unseen.tolist()} that are not in classes_ "
+                    f"{classes.tolist()}; pass every label in `classes` on the first "
+                    "call to partial_fit."
+                )
+        return classes
+
+    def _binary_targets(self, y):
+        """One ``{-1, +1}`` target vector per row of ``coef_`` (one-vs-rest)."""
+        if len(self.classes_) == 2:
+            return [np.where(y == self.classes_[1], 1.0, -1.0)]
+        return [np.where(y == c, 1.0, -1.0) for c in self.classes_]
+
+    def _stream(self, X, y, classes=None, sample_weight=None):
+        """One streaming step on a labelled batch (:meth:`partial_fit`)."""
+        first = not hasattr(self, "classes_")
+        if first:
+            self._validate_params()
+            self._check_solver_params()
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            if np.isinf(self.C):
+                raise ValueError(
+                    "partial_fit starts from the prior N(0, C I), which C=inf does not "
+                    "define; use a finite C."
+                )
+        elif classes is not None and not np.array_equal(self.classes_, np.unique(classes)):
+            raise ValueError(
+                f"`classes={np.unique(classes).tolist()}` is not the same as on the first "
+                f"call to partial_fit, which was {self.classes_.tolist()}."
+            )
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], reset=first)
+        if first:
+            self.classes_ = self._validate_targets(y, np.unique(classes))
+            if len(self.classes_) < 2:
+                raise ValueError("classes must contain at least 2 labels.")
+            self._start_stream()
+        else:
+            self._validate_targets(y, self.classes_)
+        sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        return self._learn(X, y, sample_weight)
+
+    def _learn(self, X, y, sample_weight):
+        """One streaming VAN step per binary model on validated rows: the data term
+        of the batch alone (the prior entered once, at the start of the stream)."""
+        if getattr(self, "_stream_rng", None) is None:
+            self._stream_rng = check_random_state(self.random_state)
+        Xd = self._design(X)
+        families = self._families()
+        for family, y_pm in zip(families, self._binary_targets(y)):
+            f = LinearModelObjective(Xd, y_pm, LogisticLoss(), sample_weight)
+            self._stream_step(f, family, self._stream_rng)
+        self._unpack(families)
+        self.n_iter_ = self.n_iter_ + 1
+        return self
+
+    def _start_stream(self):
+        """Set the prior ``N(0, C I)`` over ``[coef, intercept]`` as the fitted ``q``."""
+        n_params = self.n_features_in_ + int(self.fit_intercept)
+        n_models = 1 if len(self.classes_) == 2 else len(self.classes_)
+        self._unpack([self._prior_family(n_params, self.C) for _ in range(n_models)])
+        self.n_iter_ = np.zeros(n_models, dtype=np.int32)
+        self._stream_rng = None
+
+    def _log_ovr(self, X):
+        """``log p_k`` and ``log(1 - p_k)`` of each binary model, shape (n, n_models)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        Xd = self._design(X)
+        log_p, log_q = [], []
+        for family in self._families():
+            lp, lq = log_expected_sigmoid(Xd @ family.mean, family.predictor_variance(Xd))
+            log_p.append(lp)
+            log_q.append(lq)
+        return np.array(log_p).T, np.array(log_q).T
+
+    def decision_function(self, X):
+        """Predictive log-odds ``log p(y=1|x) - log p(y=0|x)`` under ``q``.
+
+        For ``objective="vo"`` after convergence this is ``x^T coef_ + intercept_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Log-odds of the positive class (binary) or of each one-vs-rest model.
+        """
+        log_p, log_q = self._log_ovr(X)
+        scores = log_p - log_q
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def predict_log_proba(self, X):
+        """Log of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Log-probabilities, columns in the order of ``classes_``.
+        """
+        log_p, log_q = self._log_ovr(X)
+        if log_p.shape[1] == 1:
+            return np.hstack([log_q, log_p])
+        return log_p - logsumexp(log_p, axis=1, keepdims=True)
+
+    def predict_proba(self, X):
+        """Class probabilities averaged over ``q``: ``E_q[p(y | x, w, b)]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Probabilities, columns in the order of ``classes_``; rows sum to 1.
+        """
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X):
+        """Most probable class under :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Predicted labels from ``classes_``.
+        """
+        log_proba = self.predict_log_proba(X)
+        return self.classes_[np.argmax(log_proba, axis=1)]
+
+    def sample_proba(self, X, n_draws=100, random_state=None):
+        """Class probabilities under parameters drawn from ``q``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+        n_draws : int, default=100
+            Number of parameter vectors drawn from ``q``.
+        random_state : int, RandomState instance or None, default=None
+            Seeds the draws.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_draws, n_samples, n_classes)
+            ``proba[s]`` are the class probabilities under the ``s``-th draw; their
+            mean over ``s`` estimates :meth:`predict_proba`.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        rng = check_random_state(random_state)
+        Xd = self._design(X)
+        p = np.stack([expit(f.sample(n_draws, rng) @ Xd.T) for f in self._families()], axis=-1)
+        if p.shape[-1] == 1:
+            return np.concatenate([1.0 - p, p], axis=-1)
+        return p / p.sum(axis=-1, keepdims=True)
+
+
+class VANLogisticRegression(_GaussianLogisticModel, ClassifierMixin, VANLinearModel):
     """Logistic regression fitted by the Variational Adaptive-Newton method.
 
     Minimises the same objective as :class:`sklearn.linear_model.LogisticRegression`
@@ -33,7 +221,8 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
     to a Gaussian approximation of the posterior).
 
     Multiclass problems are fitted one-vs-rest: one binary model (and one ``q``)
-    per class; ``predict_proba`` normalises the per-class probabilities.
+    per class, so ``n_models`` is 1 for two classes and ``n_classes`` otherwise;
+    ``predict_proba`` normalises the per-class probabilities.
 
     Parameters
     ----------
@@ -58,11 +247,13 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
         slower to converge on correlated features).
     hessian : {"exact", "gauss_newton"}, default="exact"
         Curvature in the precision update: expected Hessian, or the Gauss-Newton
-        sum of per-example gradient outer products (VAG).
+        curvature, here the sum of per-example gradient outer products (VAG).
     expectation : {"quadrature", "mc", "exact"}, default="quadrature"
-        "quadrature": Gauss-Hermite quadrature (32 nodes) of each linear predictor,
-        deterministic; "mc": ``n_mc_samples`` draws from ``q`` per iteration;
-        "exact": closed form, which the logistic loss does not have (raises).
+        "quadrature": deterministic quadrature of each linear predictor (2 to 32
+        Gauss-Hermite nodes, or a trapezoid rule for wide predictors, chosen per
+        row to keep the error below 1e-12); "mc": ``n_mc_samples`` draws from ``q``
+        per iteration; "exact": closed form, which the logistic loss does not
+        have (raises).
     n_mc_samples : int, default=10
         Draws per iteration when ``expectation="mc"``, ``>= 1``.
     objective : {"vo", "vi"}, default="vo"
@@ -89,19 +280,18 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
     ----------
     classes_ : ndarray of shape (n_classes,)
         Class labels.
-    coef_ : ndarray of shape (n_rows, n_features)
-        Mean of ``q`` over the coefficients; ``n_rows`` is 1 for binary problems
-        and ``n_classes`` otherwise.
-    intercept_ : ndarray of shape (n_rows,)
+    coef_ : ndarray of shape (n_models, n_features)
+        Mean of ``q`` over the coefficients, one row per binary model.
+    intercept_ : ndarray of shape (n_models,)
         Mean of ``q`` over the intercepts (zeros if ``fit_intercept=False``).
-    sigma_ : ndarray of shape (n_rows, n_features, n_features) or (n_rows, n_features)
+    sigma_ : ndarray of shape (n_models, n_features, n_features) or (n_models, n_features)
         Covariance of ``coef_`` under ``q`` (variances only if ``covariance="diag"``).
         Under ``objective="vo"`` it shrinks towards zero as VAN converges; use
         ``objective="vi"`` for a posterior covariance.
-    precision_ : ndarray of shape (n_rows, n_params, n_params) or (n_rows, n_params)
+    precision_ : ndarray of shape (n_models, n_params, n_params) or (n_models, n_params)
         Precision of ``q`` over ``[coef, intercept]``, ``n_params = n_features + 1``
         with an intercept.
-    n_iter_ : ndarray of shape (n_rows,)
+    n_iter_ : ndarray of shape (n_models,)
         VAN iterations run for each binary model.
     n_features_in_ : int
         Number of features seen during fit.
@@ -198,44 +388,26 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
         self.verbose = verbose
 
     # -- fitting ------------------------------------------------------------------
-    def _validate_targets(self, y, classes=None):
-        check_classification_targets(y)
-        if classes is None:
-            classes = np.unique(y)
-            if classes.shape[0] < 2:
-                raise ValueError(
-                    "This solver needs samples of at least 2 classes in the data, but "
-                    f"the data contains only one class: {classes[0]!r}."
-                )
-        else:
-            unseen = np.setdiff1d(np.unique(y), classes)
-            if unseen.size:
-                raise ValueError(
-                    f"y contains labels {unseen.tolist()} that are not in classes_ "
-                    f"{classes.tolist()}; pass every label in `classes` on the first "
-                    "call to partial_fit."
-                )
-        return classes
+    def _objectives(self, X, y, sample_weight):
+        """One objective per binary model, all over ``theta' = s * theta`` with the
+        column scales ``s`` of :meth:`~skvan.objectives.LinearModelObjective.column_scale`;
+        returns ``(objectives, s)``. The penalty is ``||w||^2 / (2C)``, not on the
+        intercept."""
+        Xd = self._design(X)
+        strength = np.full(Xd.shape[1], 1.0 / self.C)
+        if self.fit_intercept:
+            strength[-1] = 0.0
+        targets = self._binary_targets(y)
+        f = LinearModelObjective(Xd, targets[0], LogisticLoss(), sample_weight, L2Penalty(strength))
+        column_scale = f.column_scale()
+        f = f.reparametrised(column_scale)
+        return [f.with_targets(t) for t in targets], column_scale
 
-    def _binary_targets(self, y):
-        """One ``{-1, +1}`` target vector per row of ``coef_`` (one-vs-rest)."""
-        if len(self.classes_) == 2:
-            return [np.where(y == self.classes_[1], 1.0, -1.0)]
-        return [np.where(y == c, 1.0, -1.0) for c in self.classes_]
-
-    def _objective(self, X_design, y_pm, sample_weight, penalised=True, scale=None):
-        """The objective over ``theta' = scale * theta`` for the design ``X_design``
-        (already divided by ``scale``): the penalty ``||w||^2 / (2C)`` becomes
-        ``sum_j w'_j^2 / (2 C scale_j^2)``."""
-        penalty = None
-        if penalised:
-            strength = np.full(X_design.shape[1], 1.0 / self.C)
-            if scale is not None:
-                strength = strength / scale**2
-            if self.fit_intercept:
-                strength[-1] = 0.0
-            penalty = L2Penalty(strength)
-        return LinearModelObjective(X_design, y_pm, LogisticLoss(), sample_weight, penalty)
+    def _advice(self, schedule):
+        if np.isinf(self.C):
+            return ("With C=inf (no penalty) the optimum is at infinity if the classes are "
+                    "separable; coef_ is the last iterate. Use a finite C.")
+        return super()._advice(schedule)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -265,27 +437,16 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
         self.classes_ = self._validate_targets(y)
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         rng = check_random_state(self.random_state)
-        # The logistic curvature is at most 1/4 per sample; the penalty adds 1/C.
-        Xd, scale = self._scaled_design(X, sample_weight, curvature=4.0 / self.C)
-        families, n_iter, unconverged = [], [], False
-        for k, y_pm in enumerate(self._binary_targets(y)):
-            objective = self._objective(Xd, y_pm, sample_weight, scale=scale)
-            start = previous[k] * scale if previous else None
-            family = self._initial_family(Xd, sample_weight, start)
-            result = self._solve(objective, family, rng)
-            families.append(result.family)
-            n_iter.append(result.n_iter)
-            unconverged = unconverged or not result.converged
-        if np.isinf(self.C) and unconverged:
-            warnings.warn(
-                "With C=inf (no penalty) VAN did not converge: if the classes are "
-                "separable the optimum is at infinity. coef_ is the last iterate; use a "
-                "finite C.",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        self._unpack(families, scale)
+        objectives, column_scale = self._objectives(X, y, sample_weight)
+        families, n_iter = [], []
+        for k, f in enumerate(objectives):
+            start = previous[k] * column_scale if previous else None
+            family = self._initial_family(f, start)
+            n_iter.append(self._solve(f, family, rng).n_iter)
+            families.append(family)
+        self._unpack(families, column_scale)
         self.n_iter_ = np.array(n_iter, dtype=np.int32)
+        self._stream_rng = None  # a later partial_fit starts its own stream of draws
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -317,166 +478,4 @@ class VANLogisticRegression(ClassifierMixin, VANLinearModel):
         self : object
             Updated estimator.
         """
-        first = not hasattr(self, "classes_")
-        if first:
-            self._validate_params()
-            self._check_solver_params()
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit.")
-            if np.isinf(self.C):
-                raise ValueError(
-                    "partial_fit starts from the prior N(0, C I), which C=inf does not "
-                    "define; use a finite C."
-                )
-        elif classes is not None and not np.array_equal(self.classes_, np.unique(classes)):
-            raise ValueError(
-                f"`classes={np.unique(classes).tolist()}` is not the same as on the first "
-                f"call to partial_fit, which was {self.classes_.tolist()}."
-            )
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], reset=first)
-        if first:
-            self.classes_ = self._validate_targets(y, np.unique(classes))
-            if len(self.classes_) < 2:
-                raise ValueError("classes must contain at least 2 labels.")
-        else:
-            self._validate_targets(y, self.classes_)
-        sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        rng = getattr(self, "_partial_rng", None)
-        if first or rng is None:
-            rng = check_random_state(self.random_state)
-        if first:
-            self._start_stream()
-        self._stream_step(X, y, sample_weight, rng)
-        self._partial_rng = rng
-        return self
-
-    def _start_stream(self):
-        """Set the prior ``N(0, C I)`` over ``[coef, intercept]`` as the fitted ``q``."""
-        n_params = self.n_features_in_ + int(self.fit_intercept)
-        n_models = 1 if len(self.classes_) == 2 else len(self.classes_)
-        prior = np.full(n_params, 1.0 / self.C)
-        prior = np.diag(prior) if self.covariance == "full" else prior
-        self._unpack([self._initial_family(np.zeros((0, n_params)), np.zeros(0), None, prior)
-                      for _ in range(n_models)])
-        self.n_iter_ = np.zeros(n_models, dtype=np.int32)
-
-    def _stream_step(self, X, y, sample_weight, rng):
-        """One streaming VAN step on validated rows (see :meth:`partial_fit`)."""
-        Xd = self._design(X)
-        families = self._families()
-        for family, y_pm in zip(families, self._binary_targets(y)):
-            objective = self._objective(Xd, y_pm, sample_weight, penalised=False)
-            self._solve(
-                objective, family, rng, max_iter=1, beta_growth=1.0, objective_kind="vo",
-                batch_size=None, line_search=False, warn=False,
-            )
-        self._unpack(families)
-        self.n_iter_ = self.n_iter_ + 1
-
-    # -- prediction ---------------------------------------------------------------
-    def _log_ovr(self, X):
-        """``log p_k`` and ``log(1 - p_k)`` of each binary model, shape (n, n_rows)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
-        Xd = self._design(X)
-        log_p, log_q = [], []
-        for family in self._families():
-            lp, lq = log_expected_sigmoid(Xd @ family.mean, family.predictor_variance(Xd))
-            log_p.append(lp)
-            log_q.append(lq)
-        return np.array(log_p).T, np.array(log_q).T
-
-    def decision_function(self, X):
-        """Predictive log-odds ``log p(y=1|x) - log p(y=0|x)`` under ``q``.
-
-        For ``objective="vo"`` after convergence this is ``x^T coef_ + intercept_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Log-odds of the positive class (binary) or of each one-vs-rest model.
-        """
-        log_p, log_q = self._log_ovr(X)
-        scores = log_p - log_q
-        return scores[:, 0] if scores.shape[1] == 1 else scores
-
-    def predict_log_proba(self, X):
-        """Log of :meth:`predict_proba`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            Log-probabilities, columns in the order of ``classes_``.
-        """
-        log_p, log_q = self._log_ovr(X)
-        if log_p.shape[1] == 1:
-            return np.hstack([log_q, log_p])
-        return log_p - logsumexp(log_p, axis=1, keepdims=True)
-
-    def predict_proba(self, X):
-        """Class probabilities averaged over ``q``: ``E_q[p(y | x, w, b)]``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Probabilities, columns in the order of ``classes_``; rows sum to 1.
-        """
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X):
-        """Most probable class under :meth:`predict_proba`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-            Predicted labels from ``classes_``.
-        """
-        log_proba = self.predict_log_proba(X)
-        return self.classes_[np.argmax(log_proba, axis=1)]
-
-    def sample_proba(self, X, n_samples=100, random_state=None):
-        """Class probabilities under parameters drawn from ``q``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_rows, n_features)
-            Samples.
-        n_samples : int, default=100
-            Number of parameter draws.
-        random_state : int, RandomState instance or None, default=None
-            Seeds the draws.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_rows, n_classes)
-            ``proba[s]`` are the class probabilities under the ``s``-th draw; their
-            mean over ``s`` estimates :meth:`predict_proba`.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
-        rng = check_random_state(random_state)
-        Xd = self._design(X)
-        p = np.stack([expit(f.sample(n_samples, rng) @ Xd.T) for f in self._families()], axis=-1)
-        if p.shape[-1] == 1:
-            return np.concatenate([1.0 - p, p], axis=-1)
-        return p / p.sum(axis=-1, keepdims=True)
+        return self._stream(X, y, classes, sample_weight)

@@ -1,22 +1,27 @@
-"""What VAN minimises: objectives, per-sample losses and penalties.
+"""What VAN minimises: objectives ``f``, per-sample losses and penalties.
 
-Objectives know nothing about the Gaussian ``q``; see :mod:`skvan.expectations`.
+An objective evaluates ``f`` and its derivatives at a point. Where a piece of
+``f`` has closed-form Gaussian expectations (the separable penalties, the
+squared loss) it provides them, and :mod:`skvan.expectations` decides how the
+rest is integrated. The Lasso's certificate reads its support off ``q``.
 """
 
 from ._base import Objective
 from ._function import FunctionObjective
 from ._linear import LinearModelObjective
 from ._losses import LogisticLoss, SquaredLoss
-from ._penalties import L1Penalty, L2Penalty
+from ._penalties import L1Penalty, L2Penalty, NoPenalty
 from ._quadratic import QuadraticObjective
-from ._sparse import kkt_finish, support_from_q
+from ._sparse import LassoCertificate, kkt_finish, support_from_q
 
 __all__ = [
     "FunctionObjective",
     "L1Penalty",
     "L2Penalty",
+    "LassoCertificate",
     "LinearModelObjective",
     "LogisticLoss",
+    "NoPenalty",
     "Objective",
     "QuadraticObjective",
     "SquaredLoss",

@@ -4,10 +4,20 @@ import numpy as np
 
 from .._blocks import row_blocks
 from ._base import Objective
+from ._penalties import NoPenalty, add_diagonal
+
+#: Bounds of the column scales, ``2^+-160`` (about ``1e+-48``): the precision,
+#: which under VO grows up to 1e100 times the curvature, must stay finite in the
+#: original coordinates.
+_MAX_LOG2_SCALE = 160
+#: Columns are rescaled only when their scales differ by more than ``2^10`` (or
+#: all are that far from 1): VAN's Newton-like steps do not need it on moderately
+#: scaled data; it matters when the curvature's diagonal spans many decades.
+_MAX_LOG2_SPREAD = 10
 
 
 class LinearModelObjective(Objective):
-    """``f(theta) = scale * sum_i w_i l(y_i, x_i^T theta) + g(theta)``.
+    """``f(theta) = multiplier * sum_i w_i l(y_i, x_i^T theta) + g(theta)``.
 
     The data term is a sum of per-sample losses of the linear predictor; the
     penalty ``g`` is separable. An intercept is a column of ones in ``X``.
@@ -23,22 +33,20 @@ class LinearModelObjective(Objective):
     sample_weight : ndarray of shape (n_samples,), default=None
         Non-negative weights ``w_i``; None means ones.
     penalty : object, default=None
-        A separable penalty (for example :class:`L2Penalty`) or None.
-    scale : float, default=1.0
+        A separable penalty (for example :class:`L2Penalty`); None is no penalty.
+    multiplier : float, default=1.0
         Multiplies the data term. A minibatch of ``b`` rows out of ``n`` uses
-        ``n / b`` so that its gradient estimates the full-data gradient.
+        ``n / b`` so that its gradient estimates the full-data gradient; ``1 /
+        sigma^2`` turns a squared loss into a negative log likelihood.
     """
 
-    def __init__(self, X, y, loss, sample_weight=None, penalty=None, scale=1.0):
+    def __init__(self, X, y, loss, sample_weight=None, penalty=None, multiplier=1.0):
         self.X = X
         self.y = y
         self.loss = loss
-        n_samples = X.shape[0]
-        if sample_weight is None:
-            sample_weight = np.ones(n_samples)
-        self.sample_weight = sample_weight
-        self.penalty = penalty
-        self.scale = float(scale)
+        self.sample_weight = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+        self.penalty = NoPenalty() if penalty is None else penalty
+        self.multiplier = float(multiplier)
         self.n_params = X.shape[1]
         self._X_squared = None
 
@@ -49,39 +57,84 @@ class LinearModelObjective(Objective):
 
     @property
     def weights(self):
-        """Effective per-sample weights ``scale * w_i``."""
-        return self.scale * self.sample_weight
+        """Effective per-sample weights ``multiplier * w_i``."""
+        return self.multiplier * self.sample_weight
+
+    def _replace(self, **changes):
+        args = dict(X=self.X, y=self.y, loss=self.loss, sample_weight=self.sample_weight,
+                    penalty=self.penalty, multiplier=self.multiplier)
+        args.update(changes)
+        return LinearModelObjective(**args)
+
+    def with_targets(self, y):
+        """The same objective on other targets (one-vs-rest models share ``X``)."""
+        return self._replace(y=y)
 
     def subsample(self, indices):
         """Return the objective on the rows ``indices``, scaled to the full data.
 
         The data term is multiplied by ``n_samples / len(indices)`` (on top of the
-        current scale) so its gradient is an unbiased estimate of the full one;
-        the penalty is unchanged.
+        current multiplier) so its gradient is an unbiased estimate of the full
+        one; the penalty is unchanged.
         """
-        return LinearModelObjective(
-            self.X[indices],
-            self.y[indices],
-            self.loss,
-            self.sample_weight[indices],
-            self.penalty,
-            self.scale * self.n_samples / len(indices),
-        )
+        return self._replace(X=self.X[indices], y=self.y[indices],
+                             sample_weight=self.sample_weight[indices],
+                             multiplier=self.multiplier * self.n_samples / len(indices))
 
-    def scaled(self, factor):
+    def multiplied(self, factor):
         """Return ``factor * f`` (for instance ``f / sigma^2``, a negative log joint)."""
-        penalty = None if self.penalty is None else self.penalty.scaled(factor)
-        return LinearModelObjective(
-            self.X, self.y, self.loss, self.sample_weight, penalty, self.scale * factor
-        )
+        return self._replace(penalty=self.penalty.multiplied(factor),
+                             multiplier=self.multiplier * factor)
+
+    def reparametrised(self, column_scale):
+        """Return ``f`` in the coordinates ``theta' = column_scale * theta``: the design
+        ``X / column_scale`` and the penalty of ``theta'`` (``self`` if all scales are 1)."""
+        if np.all(column_scale == 1.0):
+            return self
+        return self._replace(X=self.X / column_scale,
+                             penalty=self.penalty.reparametrised(column_scale))
+
+    def column_scale(self):
+        """Per-parameter scales that equalise the diagonal of the curvature.
+
+        ``s_j`` is the square root of the weighted mean of ``x_j^2`` plus the
+        penalty's largest curvature relative to the loss's, per unit of weight,
+        rounded to a power of two (so that rescaling is exact) and all ones when
+        the columns are within ``2^10`` of each other and of 1, or the weights sum
+        to zero. In the coordinates ``s * theta`` (:meth:`reparametrised`) the
+        diagonal of the curvature is then equal to within a factor of 2, as Jacobi
+        preconditioning makes it: on features spanning 1e-8 to 1e8 that keeps the
+        precision's eigenvalues within float64's reach (they would span 1e32).
+        """
+        X, w = self.X, self.sample_weight
+        total = float(np.sum(w))
+        if total <= 0:
+            return np.ones(self.n_params)
+        top = np.maximum(X.max(axis=0, initial=0.0), -X.min(axis=0, initial=0.0))
+        top[top == 0] = 1.0
+        ridge = np.broadcast_to(self.penalty.curvature_bound / (self.loss.max_curvature * total),
+                                (self.n_params,))
+        # Squares of entries beyond 1e+-100 would over/underflow: normalise those.
+        safe = bool(np.all((top < 1e100) & (top > 1e-100)))
+        norm = np.ones_like(top) if safe else top
+        mean_square = np.zeros(self.n_params)
+        for rows in row_blocks(*X.shape):
+            block = X[rows] if safe else X[rows] / norm
+            mean_square += np.einsum("i,ij,ij->j", w[rows], block, block)
+        scale = np.hypot(norm * np.sqrt(mean_square / total), np.sqrt(ridge))
+        scale[~(np.isfinite(scale) & (scale > 0))] = 1.0
+        log2 = np.clip(np.round(np.log2(scale)), -_MAX_LOG2_SCALE, _MAX_LOG2_SCALE)
+        if np.ptp(log2) <= _MAX_LOG2_SPREAD and abs(np.mean(log2)) <= _MAX_LOG2_SPREAD:
+            return np.ones(self.n_params)
+        return np.exp2(log2)
 
     # -- from per-sample derivatives to derivatives in theta --------------------
     def data_gradient(self, raw_gradient):
-        """Return ``X^T (scale * w * raw_gradient)``."""
+        """Return ``X^T (multiplier * w * raw_gradient)``."""
         return self.X.T @ (self.weights * raw_gradient)
 
     def data_curvature(self, raw_curvature, diagonal=False):
-        """Return ``X^T diag(scale * w * raw_curvature) X``, or only its diagonal.
+        """Return ``X^T diag(multiplier * w * raw_curvature) X``, or only its diagonal.
 
         Accumulated over row blocks; with ``d >= 0`` each block is the symmetric
         rank-k product ``X_d^T X_d``, ``X_d = sqrt(d) X``.
@@ -106,33 +159,20 @@ class LinearModelObjective(Objective):
     # -- pointwise interface ------------------------------------------------------
     def value(self, theta):
         a = self.X @ theta
-        out = float(np.dot(self.weights, self.loss.loss(self.y, a)))
-        if self.penalty is not None:
-            out += self.penalty.value(theta)
-        return out
+        return float(np.dot(self.weights, self.loss.loss(self.y, a))) + self.penalty.value(theta)
 
     def gradient(self, theta):
         d1, _ = self.loss.derivatives(self.y, self.X @ theta)
-        g = self.data_gradient(d1)
-        if self.penalty is not None:
-            g = g + self.penalty.gradient(theta)
-        return g
+        return self.data_gradient(d1) + self.penalty.gradient(theta)
 
     def hessian(self, theta):
         _, d2 = self.loss.derivatives(self.y, self.X @ theta)
-        H = self.data_curvature(d2)
-        if self.penalty is not None:
-            H[np.diag_indices_from(H)] += self.penalty.hessian_diag(theta)
-        return H
+        return add_diagonal(self.data_curvature(d2), self.penalty.hessian_diag(theta))
 
     def gauss_newton(self, theta):
-        """Sum of per-example gradient outer products plus the penalty curvature.
-
-        ``X^T diag(scale * w * l'(a)^2) X + hess g``: the VAG curvature of the data
-        term (eq. Vag_prec of the paper), positive semi-definite by construction.
-        """
-        d1, _ = self.loss.derivatives(self.y, self.X @ theta)
-        H = self.data_curvature(d1**2)
-        if self.penalty is not None:
-            H[np.diag_indices_from(H)] += self.penalty.hessian_diag(theta)
-        return H
+        """The loss's per-sample Gauss-Newton curvature (``loss.gauss_newton``: the
+        per-example gradient outer products, or ``J^T J`` for a squared loss) plus
+        the penalty's own curvature; positive semi-definite by construction."""
+        d1, d2 = self.loss.derivatives(self.y, self.X @ theta)
+        return add_diagonal(self.data_curvature(self.loss.gauss_newton(d1, d2)),
+                            self.penalty.hessian_diag(theta))

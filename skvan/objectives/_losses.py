@@ -24,6 +24,8 @@ class LogisticLoss:
     """
 
     name = "logistic"
+    #: Largest ``l''``: the sigmoid's ``p (1 - p) <= 1/4``.
+    max_curvature = 0.25
 
     def loss(self, y, a):
         """Return ``l(y, a)``, computed without overflow."""
@@ -45,16 +47,24 @@ class LogisticLoss:
         p = np.where(z >= 0, inv, e * inv)
         return loss, -y * p, p * (1.0 - p)
 
+    @staticmethod
+    def gauss_newton(d1, d2):
+        """Per-sample Gauss-Newton curvature from ``(l', l'')``: the outer product of
+        the per-example gradient, ``l'^2`` (VAG, eq. Vag_prec of the paper)."""
+        return d1**2
+
 
 class SquaredLoss:
     """Half squared error ``l(y, a) = (y - a)^2 / 2``.
 
     ``l'(a) = a - y``, ``l''(a) = 1``. Its Gaussian expectations are closed form:
-    for ``a ~ N(m, v)``, ``E[l] = ((y - m)^2 + v) / 2``, ``E[l'] = m - y``,
-    ``E[l''] = 1`` and ``E[l'^2] = (m - y)^2 + v``.
+    for ``a ~ N(m, v)``, ``E[l] = ((y - m)^2 + v) / 2``, ``E[l'] = m - y`` and
+    ``E[l''] = 1``. Being half a squared residual, its Gauss-Newton curvature is
+    the classical ``J^T J``, here ``1``: its Hessian.
     """
 
     name = "squared"
+    max_curvature = 1.0
 
     def loss(self, y, a):
         """Return ``(y - a)^2 / 2``."""
@@ -70,7 +80,13 @@ class SquaredLoss:
         r = a - y
         return 0.5 * r**2, r, np.ones_like(r)
 
-    def gaussian_expectation(self, y, m, v):
-        """Return ``E[l], E[l'], E[l''], E[l'^2]`` for ``a ~ N(m, v)`` in closed form."""
+    @staticmethod
+    def gauss_newton(d1, d2):
+        """Per-sample Gauss-Newton curvature from ``(l', l'')``: ``J^T J = 1 = l''``."""
+        return d2
+
+    def gaussian_expectation(self, y, m, v, hessian="exact"):
+        """Return ``E[l], E[l'], E[l'']`` for ``a ~ N(m, v)`` in closed form (the
+        Gauss-Newton curvature is ``l''`` too, whatever ``hessian``)."""
         r = m - y
-        return 0.5 * (r**2 + v), r, np.ones_like(r), r**2 + v
+        return 0.5 * (r**2 + v), r, np.ones_like(r)

@@ -1,7 +1,9 @@
 """Separable penalties ``g(theta) = sum_j g_j(theta_j)`` and their Gaussian expectations.
 
 Being separable, their expectations under any Gaussian (full or diagonal
-covariance) depend only on the marginal means and variances.
+covariance) depend only on the marginal means and variances, and their
+curvature is diagonal: :meth:`add_curvature` adds it to a full curvature matrix
+or to the diagonal a diagonal family keeps.
 """
 
 import numpy as np
@@ -11,15 +13,67 @@ _SQRT_2_OVER_PI = np.sqrt(2.0 / np.pi)
 _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
 
 
+def add_diagonal(C, d):
+    """``C + diag(d)`` for a full ``C`` (in place), ``C + d`` for a diagonal one."""
+    if np.ndim(C) == 1:
+        return C + d
+    C[np.diag_indices_from(C)] += d
+    return C
+
+
+class NoPenalty:
+    """``g(theta) = 0``: what an unpenalised objective (a data term alone) carries."""
+
+    curvature_bound = 0.0
+
+    def value(self, theta):
+        """Return 0."""
+        return 0.0
+
+    def gradient(self, theta):
+        """Return 0 (broadcasts)."""
+        return 0.0
+
+    def hessian_diag(self, theta):
+        """Return 0 (broadcasts)."""
+        return 0.0
+
+    def expectation(self, mean, var, hessian="exact"):
+        """Return ``(0, 0, 0)``."""
+        return 0.0, 0.0, 0.0
+
+    def add_curvature(self, C, curvature):
+        """Return ``C`` unchanged."""
+        return C
+
+    def multiplied(self, factor):
+        """Return ``self``."""
+        return self
+
+    def reparametrised(self, column_scale):
+        """Return ``self``."""
+        return self
+
+
 class _SeparablePenalty:
     """Holds the per-parameter strengths ``lambda_j >= 0``."""
 
     def __init__(self, strength):
         self.strength = np.asarray(strength, dtype=np.float64)
 
-    def scaled(self, factor):
+    def multiplied(self, factor):
         """The same penalty with strengths multiplied by ``factor``."""
         return type(self)(factor * self.strength)
+
+    def reparametrised(self, column_scale):
+        """The penalty of ``theta' = column_scale * theta``: ``g(theta' / column_scale)``."""
+        return type(self)(self.strength / column_scale**self.degree)
+
+    @staticmethod
+    def add_curvature(C, curvature):
+        """Return the curvature matrix ``C`` (full, or its diagonal) plus the
+        penalty's diagonal ``curvature``."""
+        return add_diagonal(C, curvature)
 
 
 class L2Penalty(_SeparablePenalty):
@@ -38,6 +92,13 @@ class L2Penalty(_SeparablePenalty):
     ``N(0, 1 / lambda_j)``.
     """
 
+    degree = 2
+
+    @property
+    def curvature_bound(self):
+        """The largest curvature of ``g_j``: ``lambda_j``."""
+        return self.strength
+
     def value(self, theta):
         """Return ``g(theta)``."""
         return 0.5 * float(np.dot(self.strength, theta**2))
@@ -50,7 +111,7 @@ class L2Penalty(_SeparablePenalty):
         """Return the diagonal of ``hess g(theta)`` (the Hessian is diagonal)."""
         return self.strength.copy()
 
-    def expectation(self, mean, var, curvature="exact"):
+    def expectation(self, mean, var, hessian="exact"):
         """Return ``E[g], E[grad g], E[diag hess g]`` for ``theta_j ~ N(mean_j, var_j)``
         (the curvature is the same for ``"exact"`` and ``"gauss_newton"``)."""
         value = 0.5 * float(np.dot(self.strength, mean**2 + var))
@@ -79,6 +140,10 @@ class L1Penalty(_SeparablePenalty):
     coefficients whose optimum is 0 and leaves the others free.
     """
 
+    degree = 1
+    #: Unbounded near 0, so no finite bound: 0 (it does not inform column scales).
+    curvature_bound = 0.0
+
     def value(self, theta):
         """Return ``g(theta)``."""
         return float(np.dot(self.strength, np.abs(theta)))
@@ -91,10 +156,10 @@ class L1Penalty(_SeparablePenalty):
         """Return zeros: the curvature of ``|t|`` is 0 away from 0 (a point mass at 0)."""
         return np.zeros_like(self.strength)
 
-    def expectation(self, mean, var, curvature="exact"):
+    def expectation(self, mean, var, hessian="exact"):
         """Return ``E[g], E[grad g]`` and a curvature for ``theta_j ~ N(mean_j, var_j)``.
 
-        ``curvature="exact"``: ``E[diag hess g] = 2 lambda phi(r) / s``.
+        ``hessian="exact"``: ``E[diag hess g] = 2 lambda phi(r) / s``.
         ``"gauss_newton"``: ``lambda / sqrt(m^2 + s^2)``, the curvature of the tightest
         quadratic upper bound ``E|theta| <= (m^2 + s^2 + c^2) / (2 c)``, ``c = sqrt(m^2 + s^2)``:
         bounded by ``lambda / s`` like the exact one, but decaying like ``lambda / |m|``
@@ -106,7 +171,7 @@ class L1Penalty(_SeparablePenalty):
         pdf = _INV_SQRT_2PI * np.exp(-0.5 * r**2)
         abs_mean = s * _SQRT_2_OVER_PI * np.exp(-0.5 * r**2) + mean * (1.0 - 2.0 * ndtr(-r))
         value = float(np.dot(self.strength, abs_mean))
-        if curvature == "gauss_newton":
+        if hessian == "gauss_newton":
             curv = self.strength / np.sqrt(mean**2 + s**2)
         else:
             curv = self.strength * 2.0 * pdf / s

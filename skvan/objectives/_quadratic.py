@@ -4,6 +4,7 @@ import numpy as np
 
 from .._blocks import row_blocks
 from ._base import Objective
+from ._penalties import NoPenalty, add_diagonal
 
 
 class QuadraticObjective(Objective):
@@ -20,14 +21,14 @@ class QuadraticObjective(Objective):
     b : ndarray of shape (n_params,)
     c : float
     penalty : object, default=None
-        A separable penalty or None.
+        A separable penalty; None is no penalty.
     """
 
     def __init__(self, G, b, c, penalty=None):
         self.G = G
         self.b = b
         self.c = float(c)
-        self.penalty = penalty
+        self.penalty = NoPenalty() if penalty is None else penalty
         self.n_params = G.shape[0]
 
     @classmethod
@@ -41,34 +42,36 @@ class QuadraticObjective(Objective):
             G += Xs.T @ Xs
         return cls(G, X.T @ (w * y), 0.5 * float(np.dot(w * y, y)), penalty)
 
-    def scaled(self, factor):
+    @classmethod
+    def from_linear(cls, objective):
+        """The same function as a least-squares :class:`LinearModelObjective`,
+        through its sufficient statistics (one pass over the rows)."""
+        if objective.loss.name != "squared":
+            raise TypeError(
+                f"only a squared loss has quadratic sufficient statistics, got "
+                f"{type(objective.loss).__name__}."
+            )
+        return cls.from_data(objective.X, objective.y, objective.weights, objective.penalty)
+
+    def multiplied(self, factor):
         """Return ``factor * f`` (for instance ``f / sigma^2``, a negative log joint)."""
-        penalty = None if self.penalty is None else self.penalty.scaled(factor)
-        return QuadraticObjective(factor * self.G, factor * self.b, factor * self.c, penalty)
+        return QuadraticObjective(factor * self.G, factor * self.b, factor * self.c,
+                                  self.penalty.multiplied(factor))
 
     def smooth_value(self, theta):
         """The quadratic part alone."""
         return 0.5 * float(theta @ self.G @ theta) - float(self.b @ theta) + self.c
 
     def value(self, theta):
-        out = self.smooth_value(theta)
-        if self.penalty is not None:
-            out += self.penalty.value(theta)
-        return out
+        return self.smooth_value(theta) + self.penalty.value(theta)
 
     def gradient(self, theta):
-        g = self.G @ theta - self.b
-        if self.penalty is not None:
-            g = g + self.penalty.gradient(theta)
-        return g
+        return self.G @ theta - self.b + self.penalty.gradient(theta)
 
     def hessian(self, theta):
-        H = self.G.copy()
-        if self.penalty is not None:
-            H[np.diag_indices_from(H)] += self.penalty.hessian_diag(theta)
-        return H
+        return add_diagonal(self.G.copy(), self.penalty.hessian_diag(theta))
 
     def gauss_newton(self, theta):
-        """The Gauss-Newton matrix of least squares is its Hessian ``G`` (plus the
-        penalty's own curvature)."""
+        """The Gauss-Newton matrix of least squares, ``J^T J = G``, is its Hessian
+        (plus the penalty's own curvature)."""
         return self.hessian(theta)

@@ -82,8 +82,8 @@ class FullGaussian(_Gaussian):
         self.version = getattr(self, "version", -1) + 1
 
     @property
-    def covariance(self):
-        """``precision^-1``, shape ``(n_params, n_params)``."""
+    def sigma(self):
+        """The covariance ``precision^-1``, shape ``(n_params, n_params)``."""
         if self._cov is None:
             # The inverse from the Cholesky factor (LAPACK potri): a third of the
             # flops of solving against the identity.
@@ -100,7 +100,7 @@ class FullGaussian(_Gaussian):
 
     def marginal_variance(self):
         """Diagonal of the covariance."""
-        return np.diag(self.covariance).copy()
+        return np.diag(self.sigma).copy()
 
     def predictor_variance(self, X):
         """``x_i^T Sigma x_i = ||L^-1 x_i||^2`` for each row of ``X`` (``P = L L^T``),
@@ -151,7 +151,6 @@ class FullGaussian(_Gaussian):
         self.set_precision(P, chol)
 
 
-
 def _cholesky(P):
     """Lower Cholesky factor of ``P`` as ``cho_factor`` returns it, or None if ``P``
     is not numerically positive definite (or not finite)."""
@@ -186,8 +185,8 @@ class DiagonalGaussian(_Gaussian):
         self.version = getattr(self, "version", -1) + 1
 
     @property
-    def covariance(self):
-        """Variances ``1 / s``, shape ``(n_params,)``."""
+    def sigma(self):
+        """The variances ``1 / s``, shape ``(n_params,)``."""
         return 1.0 / self.precision
 
     def logdet_precision(self):
@@ -195,6 +194,7 @@ class DiagonalGaussian(_Gaussian):
         return float(np.sum(np.log(self.precision)))
 
     def marginal_variance(self):
+        """The variances ``1 / s``."""
         return 1.0 / self.precision
 
     def predictor_variance(self, X):
@@ -222,7 +222,6 @@ class DiagonalGaussian(_Gaussian):
         self.set_precision(keep * self.precision + beta * np.clip(curvature, 0.0, None))
 
 
-
 def make_family(covariance, mean, precision):
     """Build a family by name: ``"full"`` or ``"diag"``."""
     if covariance == "full":
@@ -230,3 +229,16 @@ def make_family(covariance, mean, precision):
     if covariance == "diag":
         return DiagonalGaussian(mean, precision)
     raise ValueError(f"covariance must be 'full' or 'diag', got {covariance!r}.")
+
+
+def unit_predictor_precision(X, sample_weight, covariance="full"):
+    """The isotropic starting precision ``I / s^2`` with ``s^2 = sum_i w_i / sum_i w_i
+    ||x_i||^2``: each linear predictor ``x_i^T theta`` then has unit variance on
+    (weighted) average, a start where the loss bends whatever the scale of the
+    features. ``(n, n)`` for a full family, ``(n,)`` for a diagonal one."""
+    total = float(np.sum(sample_weight))
+    value = float(sample_weight @ np.einsum("ij,ij->i", X, X))
+    value = value / total if total > 0 else np.nan
+    value = value if np.isfinite(value) and value > 0 else 1.0
+    precision = np.full(X.shape[1], value)
+    return np.diag(precision) if covariance == "full" else precision

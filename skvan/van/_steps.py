@@ -1,0 +1,185 @@
+"""Step policies: how much of the scheduled VAN step an iteration takes.
+
+A policy is chosen once, before the loop, and called once per iteration as
+``policy.take(solver) -> alpha``. It applies the step through the solver's
+primitives (:meth:`~skvan.van.VANSolver.update_precision`,
+:meth:`~skvan.van.VANSolver.newton_step`,
+:meth:`~skvan.van.VANSolver.update_mean`, :meth:`~skvan.van.VANSolver.reject`)
+and returns the fraction of the scheduled ``beta_t`` it kept (0: ``q`` stayed put,
+which never counts as convergence).
+
+- :class:`FullStep`: the scheduled step, unchecked (minibatches, streams).
+- :class:`ArmijoMeanStep`: the precision update as scheduled, the mean step
+  shortened until the VO objective decreases enough (full-batch VO).
+- :class:`BetaBacktrack`: the whole step (precision and mean) redone with
+  ``beta_t`` halved until a criterion accepts it, optionally remembering the
+  accepted ``beta_t`` for the next step. The criteria:
+  :class:`ObjectiveDecrease` (VI; VO on non-smooth ``f``) and :class:`TrustRegion`
+  (Monte Carlo, where no value can be checked).
+
+Why whole steps: shortening only the mean step lets ``q`` narrow around a mean
+that has not arrived. On a non-smooth ``f`` (the L1 penalty, whose expected
+curvature grows like ``1/s`` near 0) that freezes coordinates; on Monte Carlo
+estimates it freezes the mean while ``q`` keeps shrinking. Halving ``beta_t`` for
+the precision too keeps ``q`` as wide as its mean needs.
+"""
+
+import numpy as np
+
+#: Sufficient-decrease constant of the Armijo test.
+ARMIJO = 1e-4
+#: Smallest fraction of a step tried before giving up (30 trials).
+MIN_FACTOR = 2.0**-29
+#: The VI safeguard gives up sooner (11 trials): a VI step that needs more is
+#: better retried from the next expectations.
+MIN_FACTOR_VI = 2.0**-10
+
+
+def _slack(value):
+    """Round-off allowance when comparing objective values of size ``value``."""
+    return 16 * np.finfo(np.float64).eps * abs(value)
+
+
+class FullStep:
+    """Take the scheduled step as it is (``alpha = 1``)."""
+
+    def reset(self, solver):
+        """Nothing to remember between iterations."""
+
+    def take(self, solver):
+        """Update the precision, then move the mean by the full Newton-like step."""
+        solver.update_precision(solver.rates)
+        solver.update_mean(solver.newton_step(solver.rates.beta))
+        return 1.0
+
+
+class ArmijoMeanStep(FullStep):
+    """Precision as scheduled; the mean step ``d`` shortened to ``alpha d`` (VO).
+
+    The full step is taken if the VO objective does not increase,
+    ``L_{t+1}(mu + d) <= L_t(mu) + c E[grad f]^T d`` (``L_t`` the expected objective
+    under the covariance of iteration ``t``, known from the expectations pass, so
+    this costs one evaluation); otherwise ``alpha`` is the largest of ``1/2, 1/4,
+    ...`` with ``L_{t+1}(mu + alpha d) <= L_{t+1}(mu) + c alpha E[grad f]^T d``. Near
+    the optimum of a smooth convex problem the first trial passes.
+    """
+
+    def take(self, solver):
+        solver.update_precision(solver.rates)
+        direction = solver.newton_step(solver.rates.beta)
+        alpha = self._search(solver, direction)
+        solver.update_mean(alpha * direction)
+        return alpha
+
+    @staticmethod
+    def _search(solver, direction):
+        mean, before = solver.family.mean, solver.expect.value
+        slope = min(float(np.dot(solver.expect.gradient, direction)), 0.0)
+        # First trial against the value before the step: it keeps the VO
+        # objective decreasing along the iterates, and it prepares the next
+        # iteration's expectations at the new mean.
+        full = solver.expected_value(mean + direction, prepare=True)
+        if np.isfinite(full) and full <= before + ARMIJO * slope + _slack(before):
+            return 1.0
+        ref = solver.expected_value(mean)
+        alpha = 1.0
+        while alpha >= MIN_FACTOR:
+            trial = full if alpha == 1.0 else solver.expected_value(mean + alpha * direction)
+            if np.isfinite(trial) and trial <= ref + ARMIJO * alpha * slope + _slack(ref):
+                return alpha
+            alpha *= 0.5
+        return 0.0
+
+
+class ObjectiveDecrease:
+    """Accept a step when the variational objective (``E_q[f]`` under VO,
+    ``E_q[f] + 1/2 log det P`` under VI) at the new ``q`` is at most its value at
+    the old one, up to round-off."""
+
+    def prepare(self, solver):
+        """Record the objective at the old ``q`` (from the expectations pass)."""
+        self.reference = solver.objective_.value(solver.expect.value, solver.family)
+
+    def __call__(self, solver, step):
+        """Whether the trial ``q`` (the family's precision, mean plus ``step``) passes."""
+        value = solver.expected_value(solver.family.mean + step, prepare=True)
+        value = solver.objective_.value(value, solver.family)
+        return bool(np.isfinite(value) and value <= self.reference + _slack(self.reference))
+
+
+class TrustRegion:
+    """Accept a step ``d`` when ``sqrt(d^T P_t d) <= radius``, ``P_t`` the precision
+    of the ``q`` whose samples gave the estimates: they describe ``f`` only where
+    ``q`` looked (zero-order VAN diverged on Rosenbrock in 4 steps without)."""
+
+    def __init__(self, radius):
+        self.radius = float(radius)
+
+    def prepare(self, solver):
+        """Record the precision before the update."""
+        self.precision = solver.family.precision
+
+    def __call__(self, solver, step):
+        P = self.precision
+        metric = step @ (P * step if P.ndim == 1 else P @ step)
+        return bool(metric <= self.radius**2)
+
+
+class BetaBacktrack:
+    """Redo the whole step with ``beta_t`` halved until ``accept`` passes.
+
+    Parameters
+    ----------
+    accept : ObjectiveDecrease or TrustRegion
+        The criterion.
+    min_factor : float, default=MIN_FACTOR
+        Smallest ``beta`` tried, as a fraction of the scheduled ``beta_t`` or, with
+        ``memory``, of the first iteration's; below it ``q`` stays put.
+    memory : bool, default=False
+        Start each step from at most twice the last accepted ``beta`` (never below
+        the smallest one tried). Without it a growing schedule would halve its
+        way down from the ever larger scheduled ``beta_t`` at every iteration.
+    """
+
+    def __init__(self, accept, min_factor=MIN_FACTOR, memory=False):
+        self.accept = accept
+        self.min_factor = float(min_factor)
+        self.memory = memory
+
+    def reset(self, solver):
+        """Forget the accepted ``beta`` of a previous run."""
+        self._cap = None
+        self._floor = None
+
+    def take(self, solver):
+        rates = solver.rates
+        if not self.memory or self._floor is None:
+            self._floor = self.min_factor * rates.beta
+        if self.memory and self._cap is not None and rates.beta > self._cap:
+            rates = solver.objective_.with_beta(rates, self._cap)
+        self.accept.prepare(solver)
+        factor = 1.0
+        while factor * rates.beta >= self._floor:
+            trial = rates if factor == 1.0 else solver.objective_.with_beta(rates, factor * rates.beta)
+            solver.update_precision(trial)
+            step = solver.newton_step(trial.beta)
+            if self.accept(solver, step):
+                solver.update_mean(step)
+                self._cap = 2.0 * trial.beta
+                return trial.beta / solver.rates.beta
+            factor *= 0.5
+        solver.reject()
+        self._cap = 2.0 * self._floor
+        return 0.0
+
+
+def default_step(objective, deterministic, stochastic):
+    """The policy the solver uses unless told otherwise: with deterministic
+    expectations on the full data, :class:`ArmijoMeanStep` under VO and a
+    :class:`BetaBacktrack` on :class:`ObjectiveDecrease` under VI; otherwise the
+    plain :class:`FullStep` (noisy values cannot be compared)."""
+    if not deterministic or stochastic:
+        return FullStep()
+    if objective.name == "vi":
+        return BetaBacktrack(ObjectiveDecrease(), min_factor=MIN_FACTOR_VI)
+    return ArmijoMeanStep()

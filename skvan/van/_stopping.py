@@ -1,0 +1,60 @@
+"""When the VAN loop stops: a convergence test called once per iteration.
+
+A test is ``test(solver) -> bool`` with a ``reset()`` and a ``distance``
+attribute (the estimated distance of the mean to its fixed point, ``inf`` when
+unknown). Certificates of optimality for special objectives (for instance
+:class:`~skvan.objectives.LassoCertificate`) wrap :class:`MeanContraction`.
+"""
+
+from collections import deque
+
+import numpy as np
+
+#: Steps over which the contraction rate is measured.
+WINDOW = 3
+
+
+class MeanContraction:
+    """Stop when the mean is estimated to be within ``tol`` of its fixed point.
+
+    With ``d_t`` the largest absolute change of the mean at step ``t`` and ``r`` the
+    largest contraction ``d_s / d_{s-1}`` over the last :data:`WINDOW` steps, the
+    distance left is the rest of a geometric series, ``d_t r / (1 - r)`` (when
+    ``r < 1``), and the test passes when it is at most
+    ``tol * max(|mu|_inf, 1e-12)``. Unlike a bare step-size test this does not stop
+    a slowly contracting iteration early; a zig-zagging one (the diagonal family
+    on correlated features) can still fool it, so use a smaller ``tol`` there. A
+    step the safeguard rejected (``alpha = 0``) says nothing about convergence.
+
+    Parameters
+    ----------
+    tol : float, default=1e-5
+        Relative tolerance, ``>= 0``.
+    """
+
+    def __init__(self, tol=1e-5):
+        self.tol = tol
+
+    def reset(self):
+        """Forget the steps of a previous run."""
+        self._steps = deque(maxlen=WINDOW + 1)
+        self.distance = np.inf
+
+    def __call__(self, solver):
+        """Whether the mean has converged after this iteration (sets ``distance``)."""
+        d = float(np.max(np.abs(solver.step))) if solver.step.size else 0.0
+        scale = max(float(np.max(np.abs(solver.family.mean))) if solver.step.size else 0.0, 1e-12)
+        self._steps.append(d)
+        self.distance = np.inf
+        if solver.alpha == 0.0:
+            return False
+        if d == 0.0:
+            self.distance = 0.0
+            return True
+        steps = list(self._steps)
+        if len(steps) < 2 or min(steps[:-1]) <= 0:
+            return False
+        r = max(b / a for a, b in zip(steps[:-1], steps[1:]))
+        if r < 1.0:
+            self.distance = d * r / (1.0 - r)
+        return bool(self.distance <= self.tol * scale)

@@ -1,0 +1,162 @@
+"""The solver's pluggable parts: schedules, step policies, stopping rules,
+batches, and the objective methods the estimators rely on."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+
+from skvan import VANLassoRegressor, VANLogisticRegression
+from skvan.expectations import ClosedForm
+from skvan.objectives import (
+    L1Penalty,
+    L2Penalty,
+    LinearModelObjective,
+    LogisticLoss,
+    NoPenalty,
+    SquaredLoss,
+)
+from skvan.van import (
+    VO,
+    BetaBacktrack,
+    FullGaussian,
+    GeometricSchedule,
+    MeanContraction,
+    ObjectiveDecrease,
+    VANSolver,
+)
+
+
+def _least_squares(rng, n=100, p=4):
+    X = rng.randn(n, p)
+    y = X @ rng.randn(p) + 0.1 * rng.randn(n)
+    return LinearModelObjective(X, y, SquaredLoss(), penalty=L2Penalty(np.full(p, 0.1)))
+
+
+class _Never:
+    """A criterion that accepts nothing: every step is rejected."""
+
+    def prepare(self, solver):
+        pass
+
+    def __call__(self, solver, step):
+        return False
+
+
+@pytest.mark.parametrize("memory", [True, False])
+def test_rejected_steps_never_drive_beta_to_zero(memory, rng):
+    """The root cause of a failure on other CPUs: repeated rejections shrank the
+    remembered beta until it underflowed to 0 (then log2(0)). Now q stays put,
+    beta_t stays at or above its floor, and nothing warns."""
+    f = _least_squares(rng)
+    family = FullGaussian(np.zeros(4), np.eye(4))
+    step = BetaBacktrack(_Never(), memory=memory)
+    solver = VANSolver(f, ClosedForm(), family, schedule=GeometricSchedule(1.0, 2.0),
+                       step=step, max_iter=200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = solver.solve()
+    assert result.status == "max_iter"
+    assert all(h["alpha"] == 0.0 for h in result.history)
+    np.testing.assert_array_equal(family.mean, 0.0)
+    np.testing.assert_array_equal(family.precision, np.eye(4))
+    assert step._cap is None or step._cap >= step._floor > 0
+
+
+def test_backtrack_with_memory_starts_from_twice_the_accepted_beta(rng):
+    f = _least_squares(rng)
+    family = FullGaussian(np.zeros(4), np.eye(4))
+    solver = VANSolver(f, ClosedForm(), family, schedule=GeometricSchedule(1.0, 8.0),
+                       step=BetaBacktrack(ObjectiveDecrease(), memory=True), max_iter=6,
+                       stop=MeanContraction(0.0))
+    result = solver.solve()
+    betas = [h["beta"] for h in result.history]
+    assert all(b2 <= 2 * b1 for b1, b2 in zip(betas, betas[1:]))
+    assert betas[-1] < 8.0**5  # the schedule alone would be there
+
+
+def test_objective_decrease_holds_along_a_backtracked_vi_run(rng):
+    f = _least_squares(rng)
+    family = FullGaussian(np.zeros(4), 1e-3 * np.eye(4))
+    values = []
+
+    def record(solver):
+        values.append(solver.objective_.value(solver.expected_value(solver.family.mean), solver.family))
+
+    VANSolver(f, ClosedForm(), family, objective="vi", max_iter=15, callback=record,
+              stop=MeanContraction(0.0)).solve()
+    assert all(b <= a + 1e-9 * abs(a) for a, b in zip(values, values[1:]))
+
+
+def test_vo_rates_cap_and_discount():
+    rates = GeometricSchedule(1.0, 10.0).rates(200, VO())
+    assert rates.beta == 1e100 and rates.keep == pytest.approx(0.1)
+    assert VO().with_beta(rates, 3.0) == (3.0, rates.keep)
+
+
+def test_reparametrised_objective_is_the_same_function(rng):
+    X = rng.randn(30, 3) * np.array([1e-4, 1.0, 1e4])
+    X = np.c_[X, np.ones(30)]
+    y = np.where(rng.rand(30) < 0.5, -1.0, 1.0)
+    for penalty in (L2Penalty(np.r_[np.ones(3), 0.0]), L1Penalty(np.r_[np.ones(3), 0.0]), None):
+        f = LinearModelObjective(X, y, LogisticLoss(), penalty=penalty)
+        s = f.column_scale()
+        assert np.all(np.log2(s) == np.round(np.log2(s)))  # powers of two
+        g = f.reparametrised(s)
+        theta = rng.randn(4) / s
+        assert g.value(s * theta) == pytest.approx(f.value(theta), rel=1e-12)
+        np.testing.assert_allclose(g.gradient(s * theta) * s, f.gradient(theta), rtol=1e-10)
+
+
+def test_well_scaled_designs_are_left_alone(rng):
+    f = LinearModelObjective(rng.randn(50, 3), rng.randn(50), SquaredLoss())
+    np.testing.assert_array_equal(f.column_scale(), 1.0)
+    assert f.reparametrised(f.column_scale()) is f
+
+
+def test_no_penalty_is_neutral(rng):
+    pen = NoPenalty()
+    C = rng.randn(3, 3)
+    assert pen.expectation(np.ones(3), np.ones(3)) == (0.0, 0.0, 0.0)
+    np.testing.assert_array_equal(pen.add_curvature(C.copy(), 0.0), C)
+    assert pen.value(np.ones(3)) == 0.0 and np.all(pen.gradient(np.ones(3)) + np.ones(3) == 1.0)
+    assert pen.multiplied(2.0) is pen and pen.reparametrised(np.ones(3)) is pen
+
+
+def test_lasso_gauss_newton_is_the_same_on_every_path(rng):
+    """hessian="gauss_newton" changes only the L1 term's curvature, whichever way the
+    least-squares part is integrated (closed form on X^T X, or per row)."""
+    X = rng.randn(200, 5)
+    y = X @ np.array([1.0, 0.0, -2.0, 0.0, 0.5]) + 0.1 * rng.randn(200)
+    exact = VANLassoRegressor(alpha=0.05, hessian="gauss_newton").fit(X, y)
+    rows = VANLassoRegressor(alpha=0.05, hessian="gauss_newton", expectation="quadrature").fit(X, y)
+    np.testing.assert_allclose(rows.coef_, exact.coef_, rtol=1e-9, atol=1e-12)
+    assert rows.n_iter_ == exact.n_iter_
+
+
+@pytest.mark.parametrize("make", [
+    lambda: VANLogisticRegression(max_iter=1),
+    lambda: VANLogisticRegression(covariance="diag", max_iter=2),
+    lambda: VANLassoRegressor(alpha=0.01, max_iter=1),
+])
+def test_convergence_warnings_point_at_the_callers_line(make, breast_cancer):
+    X, y = breast_cancer
+    if isinstance(make(), VANLassoRegressor):
+        y = X[:, :5] @ np.arange(1.0, 6.0)
+    with pytest.warns(ConvergenceWarning) as record:
+        make().fit(X[:, :5], y)
+    assert all(w.filename == __file__ for w in record)
+
+
+def test_advice_fits_the_settings(breast_cancer):
+    X, y = breast_cancer
+    with pytest.warns(ConvergenceWarning) as full:
+        VANLogisticRegression(max_iter=1).fit(X, y)
+    assert "covariance='full'" not in str(full[0].message)
+    with pytest.warns(ConvergenceWarning) as diag:
+        VANLogisticRegression(covariance="diag", max_iter=1).fit(X, y)
+    assert "covariance='full'" in str(diag[0].message)
+    with pytest.warns(ConvergenceWarning) as none:
+        VANLogisticRegression(C=np.inf, max_iter=1).fit(X, y)
+    assert len(none) == 1 and "finite C" in str(none[0].message)
