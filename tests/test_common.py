@@ -18,22 +18,24 @@ ESTIMATORS = [
 ]
 
 
+def _on_dense_and_sparse_data(check, reason):
+    return {f"{check}_on_{kind}_data": reason for kind in ("dense", "sparse")}
+
+
 def _expected_failed_checks(estimator):
     if isinstance(estimator, ActiveVANClassifier):
-        return {
-            "check_sample_weight_equivalence_on_dense_data": (
-                "sVAN-Active chooses which rows to learn from, one batch at a time: "
-                "repeating a row changes the pool and so the batches, not only the weights."
-            )
-        }
+        return _on_dense_and_sparse_data(
+            "check_sample_weight_equivalence",
+            "sVAN-Active chooses which rows to learn from, one batch at a time: "
+            "repeating a row changes the pool and so the batches, not only the weights.",
+        )
     if isinstance(estimator, VANLogisticRegression) and estimator.covariance == "diag":
-        return {
-            "check_sample_weight_equivalence_on_dense_data": (
-                "VAN-D converges linearly and slowly on correlated features; weighted and "
-                "repeated fits stop ~1e-7 apart, the check demands 1e-7 "
-                "(see VANLogisticRegression Notes)."
-            )
-        }
+        return _on_dense_and_sparse_data(
+            "check_sample_weight_equivalence",
+            "VAN-D converges linearly and slowly on correlated features; weighted and "
+            "repeated fits stop ~1e-7 apart, the check demands 1e-7 "
+            "(see VANLogisticRegression Notes).",
+        )
     return {}
 
 

@@ -8,7 +8,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._compat import Interval, StrOptions, _fit_context, validate_data
-from ..linear_model._base import VANLinearModel
+from ..linear_model._base import CHECK_X, VANLinearModel
 from ..linear_model._logistic import _GaussianLogisticModel
 from ._strategies import STRATEGIES
 
@@ -183,7 +183,7 @@ class ActiveVANClassifier(_GaussianLogisticModel, ClassifierMixin, VANLinearMode
         self : object
             Fitted estimator.
         """
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
+        X, y = validate_data(self, X, y, **CHECK_X)
         self.classes_ = self._validate_targets(y)
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         self._start_stream()
@@ -225,7 +225,7 @@ class ActiveVANClassifier(_GaussianLogisticModel, ClassifierMixin, VANLinearMode
             Their scores under ``query_strategy``.
         """
         check_is_fitted(self)
-        X_pool = validate_data(self, X_pool, reset=False, dtype=[np.float64, np.float32])
+        X_pool = validate_data(self, X_pool, reset=False, **CHECK_X)
         n = self.batch_size if n_instances is None else n_instances
         if getattr(self, "_stream_rng", None) is None:
             self._stream_rng = check_random_state(self.random_state)

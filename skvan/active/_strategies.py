@@ -4,12 +4,16 @@ Every strategy is a plain function ``strategy(estimator, X_pool, n_instances=1,
 random_state=None, **kwargs) -> (indices, scores)`` (modAL's call contract): it
 needs ``predict_proba`` (and ``sample_proba`` for BALD), returns distinct indices
 into ``X_pool``, most informative first, with their scores, and breaks ties at
-random with ``random_state``.
+random with ``random_state``. The pool goes to the estimator as it is: a list of
+strings for a text ``Pipeline``, a DataFrame with its column names, a sparse
+matrix.
 """
 
 import numpy as np
+import scipy.sparse as sp
+from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array
+from sklearn.utils.validation import _num_samples, check_array
 
 
 def _entropy(proba, axis=-1):
@@ -18,40 +22,73 @@ def _entropy(proba, axis=-1):
 
 
 def _check_pool(X_pool, n_instances):
-    X_pool = check_array(X_pool, dtype=[np.float64, np.float32])
+    """The number of points to return (at most the pool's size)."""
     if int(n_instances) != n_instances or n_instances < 1:
         raise ValueError(f"n_instances must be a positive integer, got {n_instances!r}.")
-    return X_pool, min(int(n_instances), X_pool.shape[0])
+    n_pool = _num_samples(X_pool)
+    if n_pool == 0:
+        raise ValueError("X_pool is empty: there is nothing to query.")
+    return min(int(n_instances), n_pool)
+
+
+#: Scores closer than this, relative to the largest, are ties.
+TIE_RTOL = 1e-9
+
+
+def _rounded(scores):
+    """``scores`` on a grid of ``TIE_RTOL`` times their largest magnitude."""
+    finite = np.isfinite(scores)
+    scale = np.max(np.abs(scores[finite]), initial=0.0) * TIE_RTOL
+    if scale == 0:
+        return scores
+    return np.where(finite, np.round(scores / scale), scores)
+
+
+def _squared_distances(X, i):
+    """``||x_j - x_i||^2`` for every row ``j`` (exact differences when dense)."""
+    if sp.issparse(X):
+        return euclidean_distances(X, X[i], squared=True).ravel()
+    return np.sum((X - X[i]) ** 2, axis=1)
 
 
 def select(scores, n_instances, random_state=None, X_pool=None, diversity=0.0):
     """Indices of the ``n_instances`` best ``scores`` (higher is more informative).
 
-    ``diversity=0`` is plain top-k with random tie-breaking. ``diversity > 0``
-    selects greedily: after each pick, a candidate's score gains ``diversity``
-    times its distance to the nearest point picked so far, divided by the largest
-    such distance (scores are first scaled to ``[0, 1]``), so that a batch does
-    not spend its labels on near-duplicates.
+    ``diversity=0`` is plain top-k with random tie-breaking. Scores within
+    ``TIE_RTOL`` of each other (relative to the largest) count as ties: equally
+    informative points must not be ordered by rounding, which differs between
+    CPUs and between dense and sparse arithmetic. ``diversity > 0`` selects
+    greedily: after each pick, a candidate's score gains ``diversity`` times its
+    distance to the nearest point picked so far, divided by the largest such
+    distance (scores are first scaled to ``[0, 1]``), so that a batch does not
+    spend its labels on near-duplicates.
     """
     rng = check_random_state(random_state)
     scores = np.asarray(scores, dtype=np.float64)
     n = min(int(n_instances), scores.shape[0])
     ties = rng.random_sample(scores.shape[0])
     if diversity <= 0 or n == 1:
-        return np.lexsort((ties, -scores))[:n]
+        return np.lexsort((ties, -_rounded(scores)))[:n]
     if X_pool is None:
         raise ValueError("diversity > 0 needs X_pool to measure distances.")
+    try:
+        X = check_array(X_pool, accept_sparse="csr", dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            "diversity > 0 measures distances between pool points and needs numeric "
+            f"features ({exc}); use diversity=0 with this pool."
+        ) from None
     span = np.ptp(scores)
     base = (scores - scores.min()) / span if span > 0 else np.zeros_like(scores)
-    chosen = [int(np.lexsort((ties, -base))[0])]
-    nearest = np.sum((X_pool - X_pool[chosen[0]]) ** 2, axis=1)
+    chosen = [int(np.lexsort((ties, -_rounded(base)))[0])]
+    nearest = _squared_distances(X, chosen[0])
     for _ in range(n - 1):
         far = np.sqrt(nearest)
         gain = base + diversity * far / (far.max() if far.max() > 0 else 1.0)
         gain[chosen] = -np.inf
-        pick = int(np.lexsort((ties, -gain))[0])
+        pick = int(np.lexsort((ties, -_rounded(gain)))[0])
         chosen.append(pick)
-        nearest = np.minimum(nearest, np.sum((X_pool - X_pool[pick]) ** 2, axis=1))
+        nearest = np.minimum(nearest, _squared_distances(X, pick))
     return np.array(chosen)
 
 
@@ -82,7 +119,7 @@ def entropy_sampling(estimator, X_pool, n_instances=1, random_state=None, divers
     scores : ndarray of shape (n_instances,)
         Their entropies.
     """
-    X_pool, n = _check_pool(X_pool, n_instances)
+    n = _check_pool(X_pool, n_instances)
     scores = _entropy(estimator.predict_proba(X_pool))
     idx = select(scores, n, random_state, X_pool, diversity)
     return idx, scores[idx]
@@ -113,7 +150,7 @@ def margin_sampling(estimator, X_pool, n_instances=1, random_state=None, diversi
     scores : ndarray of shape (n_instances,)
         Their scores.
     """
-    X_pool, n = _check_pool(X_pool, n_instances)
+    n = _check_pool(X_pool, n_instances)
     proba = np.sort(estimator.predict_proba(X_pool), axis=1)
     scores = 1.0 - (proba[:, -1] - proba[:, -2])
     idx = select(scores, n, random_state, X_pool, diversity)
@@ -155,7 +192,7 @@ def bald_sampling(estimator, X_pool, n_instances=1, random_state=None, n_draws=1
             f"bald_sampling needs an estimator with sample_proba(X, n_draws, random_state); "
             f"{type(estimator).__name__} has none. Use entropy_sampling or margin_sampling."
         )
-    X_pool, n = _check_pool(X_pool, n_instances)
+    n = _check_pool(X_pool, n_instances)
     rng = check_random_state(random_state)
     draws = estimator.sample_proba(X_pool, n_draws=n_draws, random_state=rng)
     scores = np.maximum(_entropy(draws.mean(axis=0)) - _entropy(draws).mean(axis=0), 0.0)
@@ -184,8 +221,8 @@ def random_sampling(estimator, X_pool, n_instances=1, random_state=None):
     scores : ndarray of shape (n_instances,)
         The uniform random keys that ranked them.
     """
-    X_pool, n = _check_pool(X_pool, n_instances)
-    scores = check_random_state(random_state).random_sample(X_pool.shape[0])
+    n = _check_pool(X_pool, n_instances)
+    scores = check_random_state(random_state).random_sample(_num_samples(X_pool))
     idx = np.argsort(-scores)[:n]
     return idx, scores[idx]
 

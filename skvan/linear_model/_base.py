@@ -12,6 +12,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .._compat import Interval, StrOptions
+from .._data import as_design
 from ..expectations import make_expectation
 from ..van import (
     FullStep,
@@ -23,6 +24,10 @@ from ..van import (
     unit_predictor_precision,
     warn_unconverged,
 )
+
+#: How every estimator validates ``X``: float64 or float32, dense or sparse
+#: (CSR or CSC; other sparse formats are converted to CSR).
+CHECK_X = dict(dtype=[np.float64, np.float32], accept_sparse=["csr", "csc"])
 
 #: beta_growth="auto" for VO on the full data: mean steps of 99% of a Newton step
 #: (linear convergence at rate ~0.01, after the Newton-like first phase);
@@ -58,6 +63,11 @@ class VANLinearModel(BaseEstimator):
         "verbose": ["verbose"],
     }
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
     def _check_solver_params(self):
         """Checks across parameters (estimators without ``objective`` stream VO)."""
         if getattr(self, "objective", "vo") == "vi" and self.beta > 1:
@@ -67,11 +77,9 @@ class VANLinearModel(BaseEstimator):
             )
 
     def _design(self, X):
-        """``X`` with a column of ones appended when ``fit_intercept``, as float64."""
-        X = np.asarray(X, dtype=np.float64)
-        if self.fit_intercept:
-            return np.hstack([X, np.ones((X.shape[0], 1))])
-        return X
+        """``X`` with a column of ones appended when ``fit_intercept``, as float64
+        (CSR if sparse)."""
+        return as_design(X, self.fit_intercept)
 
     def _initial_family(self, f, mean=None):
         """The starting ``q = N(mean, precision^-1)`` for a linear model objective
@@ -133,9 +141,9 @@ class VANLinearModel(BaseEstimator):
         if schedule.growth == 1.0:
             tips.append("use a growing schedule (beta_growth > 1)")
         if self.expectation == "mc":
-            tips.append("use deterministic expectations (Monte Carlo steps stay at the "
-                        "noise level) or a larger n_mc_samples")
-        return ", ".join(tips[:-1]) + (" or " if len(tips) > 1 else "") + tips[-1] + "."
+            tips.append("use deterministic expectations or a larger n_mc_samples (Monte "
+                        "Carlo steps stay at the noise level)")
+        return "; or ".join(tips) + "."
 
     def _stream_step(self, f, family, random_state):
         """One streaming VAN step on ``f`` (a batch's objective), in place on

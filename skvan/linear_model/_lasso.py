@@ -19,7 +19,7 @@ from ..objectives import (
     SquaredLoss,
 )
 from ..van import BetaBacktrack, GeometricSchedule, MeanContraction, ObjectiveDecrease
-from ._base import VANLinearModel
+from ._base import CHECK_X, VANLinearModel
 
 #: beta_growth="auto" for full-batch VO: slower than the classifier's 100, since
 #: the expected L1 curvature grows like 1/s near 0 and a fast schedule collapses
@@ -288,7 +288,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             Fitted estimator.
         """
         self._check_solver_params()
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], y_numeric=True)
+        X, y = validate_data(self, X, y, **CHECK_X, y_numeric=True)
         if self.alpha == 0:
             warnings.warn(
                 "With alpha=0 the L1 term vanishes and this is ordinary least squares; "
@@ -384,7 +384,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             self._validate_params()
             self._check_solver_params()
         X, y = validate_data(
-            self, X, y, dtype=[np.float64, np.float32], y_numeric=True, reset=first
+            self, X, y, **CHECK_X, y_numeric=True, reset=first
         )
         y = np.asarray(y, dtype=np.float64)
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
@@ -429,7 +429,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             Standard deviation of the prediction; only with ``return_std=True``.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        X = validate_data(self, X, reset=False, **CHECK_X)
         Xd = self._design(X)
         family = self._families()[0]
         y_mean = Xd @ family.mean

@@ -12,7 +12,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 from .._compat import Interval, _fit_context, validate_data
 from ..expectations import log_expected_sigmoid
 from ..objectives import L2Penalty, LinearModelObjective, LogisticLoss
-from ._base import VANLinearModel
+from ._base import CHECK_X, VANLinearModel
 
 
 class _GaussianLogisticModel:
@@ -64,7 +64,7 @@ class _GaussianLogisticModel:
                 f"`classes={np.unique(classes).tolist()}` is not the same as on the first "
                 f"call to partial_fit, which was {self.classes_.tolist()}."
             )
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], reset=first)
+        X, y = validate_data(self, X, y, **CHECK_X, reset=first)
         if first:
             self.classes_ = self._validate_targets(y, np.unique(classes))
             if len(self.classes_) < 2:
@@ -100,7 +100,7 @@ class _GaussianLogisticModel:
     def _log_ovr(self, X):
         """``log p_k`` and ``log(1 - p_k)`` of each binary model, shape (n, n_models)."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        X = validate_data(self, X, reset=False, **CHECK_X)
         Xd = self._design(X)
         log_p, log_q = [], []
         for family in self._families():
@@ -196,10 +196,10 @@ class _GaussianLogisticModel:
             mean over ``s`` estimates :meth:`predict_proba`.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        X = validate_data(self, X, reset=False, **CHECK_X)
         rng = check_random_state(random_state)
         Xd = self._design(X)
-        p = np.stack([expit(f.sample(n_draws, rng) @ Xd.T) for f in self._families()], axis=-1)
+        p = np.stack([expit((Xd @ f.sample(n_draws, rng).T).T) for f in self._families()], axis=-1)
         if p.shape[-1] == 1:
             return np.concatenate([1.0 - p, p], axis=-1)
         return p / p.sum(axis=-1, keepdims=True)
@@ -428,7 +428,7 @@ class VANLogisticRegression(_GaussianLogisticModel, ClassifierMixin, VANLinearMo
             Fitted estimator.
         """
         self._check_solver_params()
-        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32])
+        X, y = validate_data(self, X, y, **CHECK_X)
         previous = None
         if self.warm_start and hasattr(self, "coef_") and np.array_equal(
             getattr(self, "classes_", None), np.unique(y)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._blocks import row_blocks
+from .._data import column_abs_max, gram, scale_columns, squared, weighted_column_squares
 from ._base import Objective
 from ._penalties import NoPenalty, add_diagonal
 
@@ -24,8 +24,8 @@ class LinearModelObjective(Objective):
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_params)
-        Design matrix (with a column of ones for an intercept).
+    X : ndarray or sparse matrix of shape (n_samples, n_params)
+        Design matrix (with a column of ones for an intercept); CSR if sparse.
     y : ndarray of shape (n_samples,)
         Targets in the loss's convention.
     loss : object
@@ -91,7 +91,7 @@ class LinearModelObjective(Objective):
         ``X / column_scale`` and the penalty of ``theta'`` (``self`` if all scales are 1)."""
         if np.all(column_scale == 1.0):
             return self
-        return self._replace(X=self.X / column_scale,
+        return self._replace(X=scale_columns(self.X, 1.0 / column_scale),
                              penalty=self.penalty.reparametrised(column_scale))
 
     def column_scale(self):
@@ -110,17 +110,14 @@ class LinearModelObjective(Objective):
         total = float(np.sum(w))
         if total <= 0:
             return np.ones(self.n_params)
-        top = np.maximum(X.max(axis=0, initial=0.0), -X.min(axis=0, initial=0.0))
+        top = column_abs_max(X)
         top[top == 0] = 1.0
         ridge = np.broadcast_to(self.penalty.curvature_bound / (self.loss.max_curvature * total),
                                 (self.n_params,))
         # Squares of entries beyond 1e+-100 would over/underflow: normalise those.
         safe = bool(np.all((top < 1e100) & (top > 1e-100)))
         norm = np.ones_like(top) if safe else top
-        mean_square = np.zeros(self.n_params)
-        for rows in row_blocks(*X.shape):
-            block = X[rows] if safe else X[rows] / norm
-            mean_square += np.einsum("i,ij,ij->j", w[rows], block, block)
+        mean_square = weighted_column_squares(X, w, None if safe else norm)
         scale = np.hypot(norm * np.sqrt(mean_square / total), np.sqrt(ridge))
         scale[~(np.isfinite(scale) & (scale > 0))] = 1.0
         log2 = np.clip(np.round(np.log2(scale)), -_MAX_LOG2_SCALE, _MAX_LOG2_SCALE)
@@ -136,25 +133,14 @@ class LinearModelObjective(Objective):
     def data_curvature(self, raw_curvature, diagonal=False):
         """Return ``X^T diag(multiplier * w * raw_curvature) X``, or only its diagonal.
 
-        Accumulated over row blocks; with ``d >= 0`` each block is the symmetric
-        rank-k product ``X_d^T X_d``, ``X_d = sqrt(d) X``.
+        (:func:`skvan._data.gram`: row blocks, or one sparse product.)
         """
         d = self.weights * raw_curvature
-        X = self.X
         if diagonal:
             if self._X_squared is None:
-                self._X_squared = X**2
-            return self._X_squared.T @ d
-        H = np.zeros((self.n_params, self.n_params))
-        psd = bool(np.all(d >= 0))
-        root = np.sqrt(d) if psd else None
-        for rows in row_blocks(X.shape[0], X.shape[1]):
-            if psd:
-                Xd = X[rows] * root[rows, None]
-                H += Xd.T @ Xd
-            else:
-                H += X[rows].T @ (X[rows] * d[rows, None])
-        return H
+                self._X_squared = squared(self.X)
+            return np.asarray(self._X_squared.T @ d).ravel()
+        return gram(self.X, d)
 
     # -- pointwise interface ------------------------------------------------------
     def value(self, theta):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._blocks import row_blocks
+from .._data import gram
 from ._base import Objective
 from ._penalties import NoPenalty, add_diagonal
 
@@ -35,12 +35,8 @@ class QuadraticObjective(Objective):
     def from_data(cls, X, y, sample_weight=None, penalty=None):
         """Weighted least squares ``1/2 sum_i w_i (y_i - x_i^T theta)^2 + g(theta)``."""
         w = np.ones(X.shape[0]) if sample_weight is None else sample_weight
-        root = np.sqrt(w)
-        G = np.zeros((X.shape[1], X.shape[1]))
-        for rows in row_blocks(X.shape[0], X.shape[1]):
-            Xs = X[rows] * root[rows, None]  # G += Xs^T Xs, a symmetric rank-k product
-            G += Xs.T @ Xs
-        return cls(G, X.T @ (w * y), 0.5 * float(np.dot(w * y, y)), penalty)
+        return cls(gram(X, w), np.asarray(X.T @ (w * y)).ravel(), 0.5 * float(np.dot(w * y, y)),
+                   penalty)
 
     @classmethod
     def from_linear(cls, objective):

@@ -23,6 +23,7 @@ from scipy import linalg
 from scipy.linalg import blas, lapack
 
 from .._blocks import row_blocks
+from .._data import issparse, row_squared_norms, squared
 
 _EIG_FLOOR = 1e-12
 
@@ -109,10 +110,12 @@ class FullGaussian(_Gaussian):
             self._chol_inv = linalg.solve_triangular(
                 self._chol[0], np.eye(self.n_params), lower=True, check_finite=False
             )
-        X = np.asarray(X, dtype=np.float64)
         v = np.empty(X.shape[0])
         for rows in row_blocks(X.shape[0], X.shape[1]):
-            Z = blas.dtrmm(1.0, self._chol_inv, X[rows], side=1, lower=1, trans_a=1)
+            if issparse(X):
+                Z = X[rows] @ self._chol_inv.T
+            else:
+                Z = blas.dtrmm(1.0, self._chol_inv, X[rows], side=1, lower=1, trans_a=1)
             v[rows] = np.einsum("ij,ij->i", Z, Z)
         return v
 
@@ -199,7 +202,7 @@ class DiagonalGaussian(_Gaussian):
 
     def predictor_variance(self, X):
         """``sum_d x_id^2 / s_d`` for each row of ``X``."""
-        return (X**2) @ (1.0 / self.precision)
+        return np.asarray(squared(X) @ (1.0 / self.precision)).ravel()
 
     def solve(self, g):
         return g / self.precision
@@ -237,7 +240,7 @@ def unit_predictor_precision(X, sample_weight, covariance="full"):
     (weighted) average, a start where the loss bends whatever the scale of the
     features. ``(n, n)`` for a full family, ``(n,)`` for a diagonal one."""
     total = float(np.sum(sample_weight))
-    value = float(sample_weight @ np.einsum("ij,ij->i", X, X))
+    value = float(sample_weight @ row_squared_norms(X))
     value = value / total if total > 0 else np.nan
     value = value if np.isfinite(value) and value > 0 else 1.0
     precision = np.full(X.shape[1], value)

@@ -1,0 +1,101 @@
+"""Sparse input: the same results as on the dense copy, for every estimator and
+strategy, without densifying the data."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_diabetes
+
+from skvan import ActiveVANClassifier, VANLassoRegressor, VANLogisticRegression
+from skvan.active import STRATEGIES
+
+FORMATS = ["csr", "csc"]
+
+
+def _sparsify(X, rng, density=0.3):
+    """``X`` with most entries set to 0 (a sparse design), dense and sparse."""
+    mask = rng.rand(*X.shape) < density
+    dense = np.where(mask, X, 0.0)
+    return dense
+
+
+@pytest.fixture(scope="module")
+def classification():
+    rng = np.random.RandomState(0)
+    X = _sparsify(rng.randn(300, 12), rng)
+    y = (X @ rng.randn(12) + 0.5 * rng.randn(300) > 0).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("params", [
+    dict(),
+    dict(covariance="diag", max_iter=2000, tol=1e-7),
+    dict(objective="vi"),
+    dict(hessian="gauss_newton"),
+    dict(fit_intercept=False),
+])
+def test_logistic_sparse_equals_dense(fmt, params, classification):
+    X, y = classification
+    dense = VANLogisticRegression(**params).fit(X, y)
+    sparse = VANLogisticRegression(**params).fit(sp.csr_matrix(X).asformat(fmt), y)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(sparse.intercept_, dense.intercept_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(sparse.sigma_, dense.sigma_, rtol=1e-8, atol=1e-14)
+    Xs = sp.csr_matrix(X[:20]).asformat(fmt)
+    np.testing.assert_allclose(sparse.predict_proba(Xs), dense.predict_proba(X[:20]), rtol=1e-9)
+    np.testing.assert_allclose(sparse.sample_proba(Xs, 5, random_state=0),
+                               dense.sample_proba(X[:20], 5, random_state=0), rtol=1e-9)
+
+
+def test_logistic_partial_fit_on_sparse_batches(classification):
+    X, y = classification
+    dense, sparse = VANLogisticRegression(), VANLogisticRegression()
+    for rows in np.array_split(np.arange(len(y)), 4):
+        dense.partial_fit(X[rows], y[rows], classes=[0, 1])
+        sparse.partial_fit(sp.csr_matrix(X[rows]), y[rows], classes=[0, 1])
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("params", [
+    dict(alpha=0.5),
+    dict(alpha=0.5, expectation="quadrature"),
+    dict(alpha=0.5, covariance="diag"),
+    dict(alpha=0.5, objective="vi"),
+])
+def test_lasso_sparse_equals_dense(fmt, params):
+    rng = np.random.RandomState(1)
+    X, y = load_diabetes(return_X_y=True)
+    X = _sparsify(X / X.std(axis=0), rng, density=0.5)
+    dense = VANLassoRegressor(**params).fit(X, y)
+    sparse = VANLassoRegressor(**params).fit(sp.csr_matrix(X).asformat(fmt), y)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-8, atol=1e-10)
+    np.testing.assert_array_equal(sparse.coef_ == 0, dense.coef_ == 0)
+    Xs = sp.csr_matrix(X[:10])
+    for a, b in zip(sparse.predict(Xs, return_std=True), dense.predict(X[:10], return_std=True)):
+        np.testing.assert_allclose(a, b, rtol=1e-8)
+
+
+@pytest.mark.parametrize("strategy", sorted(STRATEGIES))
+def test_active_learning_on_a_sparse_pool(strategy, classification):
+    X, y = classification
+    dense = ActiveVANClassifier(query_strategy=strategy, batch_size=5, max_iter=6,
+                                random_state=0).fit(X, y)
+    sparse = ActiveVANClassifier(query_strategy=strategy, batch_size=5, max_iter=6,
+                                 random_state=0).fit(sp.csr_matrix(X), y)
+    np.testing.assert_array_equal(sparse.queried_indices_, dense.queried_indices_)
+    np.testing.assert_allclose(sparse.coef_, dense.coef_, rtol=1e-9, atol=1e-12)
+    idx_s, scores_s = STRATEGIES[strategy](sparse, sp.csr_matrix(X), n_instances=4, random_state=1)
+    idx_d, scores_d = STRATEGIES[strategy](dense, X, n_instances=4, random_state=1)
+    np.testing.assert_array_equal(idx_s, idx_d)
+    np.testing.assert_allclose(scores_s, scores_d, rtol=1e-7)
+
+
+def test_diversity_on_a_sparse_pool(classification):
+    from skvan.active import select
+
+    X, _ = classification
+    scores = np.linspace(0, 1, len(X))
+    np.testing.assert_array_equal(select(scores, 5, 0, sp.csr_matrix(X), diversity=1.0),
+                                  select(scores, 5, 0, X, diversity=1.0))
