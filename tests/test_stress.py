@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy.sparse.linalg import LinearOperator
 from sklearn.exceptions import ConvergenceWarning
 
 from skvan import ActiveVANClassifier, VANLassoRegressor, VANLogisticRegression
@@ -64,6 +65,9 @@ ESTIMATORS = {
     "logistic-C=1e-10": lambda: VANLogisticRegression(C=1e-10),
     "logistic-max_iter=1": lambda: VANLogisticRegression(max_iter=1),
     "logistic-svan": lambda: VANLogisticRegression(batch_size=16, random_state=0),
+    "logistic-dual": lambda: VANLogisticRegression(covariance="dual"),
+    "logistic-dual-vi": lambda: VANLogisticRegression(covariance="dual", objective="vi"),
+    "logistic-operator": lambda: VANLogisticRegression(covariance="operator"),
     "active": lambda: ActiveVANClassifier(random_state=0),
     "lasso": lambda: VANLassoRegressor(),
     "lasso-diag": lambda: VANLassoRegressor(covariance="diag"),
@@ -72,10 +76,16 @@ ESTIMATORS = {
     "lasso-alpha=1e-10": lambda: VANLassoRegressor(alpha=1e-10),
     "lasso-max_iter=1": lambda: VANLassoRegressor(max_iter=1),
     "lasso-svan": lambda: VANLassoRegressor(batch_size=16, random_state=0),
+    "lasso-dual": lambda: VANLassoRegressor(covariance="dual"),
+    "lasso-dual-vi": lambda: VANLassoRegressor(covariance="dual", objective="vi"),
 }
 
 
 def _assert_spd(P):
+    if isinstance(P, (list, LinearOperator)):  # Gram forms, small here
+        for Q in np.atleast_1d(P):
+            _assert_spd(Q.toarray())
+        return
     P = np.asarray(P)
     stack = P.reshape((-1,) + P.shape[-2:]) if P.ndim >= 2 and P.shape[-1] == P.shape[-2] else None
     if stack is None:  # diagonal precisions

@@ -43,8 +43,9 @@ class ActiveVANClassifier(_GaussianLogisticModel, ClassifierMixin, VANLinearMode
         Whether to fit an intercept.
     beta : float, default=1.0
         VAN step size of each streaming step, ``> 0``.
-    covariance : {"full", "diag"}, default="full"
-        Full or diagonal covariance.
+    covariance : {"auto", "full", "diag"}, default="auto"
+        Full or diagonal covariance; "auto" keeps a full one up to 4,096
+        parameters (each streaming step factorises it) and a diagonal one beyond.
     hessian : {"exact", "gauss_newton"}, default="exact"
         Curvature in the precision update.
     expectation : {"quadrature", "mc"}, default="quadrature"
@@ -65,6 +66,8 @@ class ActiveVANClassifier(_GaussianLogisticModel, ClassifierMixin, VANLinearMode
     coef_, intercept_, sigma_, precision_ : ndarray
         As in :class:`~skvan.VANLogisticRegression`; the running-sum precision
         approximates the posterior precision given the labels used so far.
+    covariance_ : str
+        "full" or "diag".
     n_iter_ : ndarray of shape (n_rows,)
         Streaming steps taken (fit iterations plus :meth:`teach` calls).
     queried_indices_ : ndarray of shape (n_queried,)
@@ -116,6 +119,7 @@ class ActiveVANClassifier(_GaussianLogisticModel, ClassifierMixin, VANLinearMode
         **{k: v for k, v in VANLinearModel._parameter_constraints.items()
            if k not in ("objective", "beta_growth", "warm_start", "tol")},
         "C": [Interval(Real, 0, None, closed="neither")],  # the stream's prior N(0, C I)
+        "covariance": [StrOptions({"auto", "full", "diag"})],  # a stream keeps no rows
         "expectation": [StrOptions({"quadrature", "mc"})],
         "query_strategy": [StrOptions(set(STRATEGIES)), callable],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
@@ -133,7 +137,7 @@ class ActiveVANClassifier(_GaussianLogisticModel, ClassifierMixin, VANLinearMode
         uncertainty_threshold=None,
         fit_intercept=True,
         beta=1.0,
-        covariance="full",
+        covariance="auto",
         hessian="exact",
         expectation="quadrature",
         n_mc_samples=10,
@@ -186,6 +190,7 @@ class ActiveVANClassifier(_GaussianLogisticModel, ClassifierMixin, VANLinearMode
         X, y = validate_data(self, X, y, **CHECK_X)
         self.classes_ = self._validate_targets(y)
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        self._resolve_covariance(None, X.shape[1] + int(self.fit_intercept), stream=True)
         self._start_stream()
         # One stream of random numbers for the strategy's ties and the steps' draws.
         self._stream_rng = check_random_state(self.random_state)

@@ -15,13 +15,14 @@ Expectations = namedtuple("Expectations", ["value", "gradient", "curvature"])
 def assemble_linear(objective, family, per_sample, hessian="exact"):
     """:class:`Expectations` of a :class:`LinearModelObjective` from its per-sample
     integrals ``(E[l], E[l'], E[curvature])`` under ``family``: the data term through
-    ``X`` (``X^T (w E[l'])``, ``X^T diag(w E[curvature]) X``, or its diagonal for a
-    diagonal family) plus the separable penalty's closed-form expectations."""
+    ``X`` (``X^T (w E[l'])``, and ``X^T diag(w E[curvature]) X`` in the form the family
+    keeps: a matrix, its diagonal, or its parts) plus the separable penalty's
+    closed-form expectations."""
     e0, e1, e2 = per_sample
     p0, p1, p2 = objective.penalty.expectation(family.mean, family.marginal_variance(), hessian)
     value = float(np.dot(objective.weights, e0)) + p0
     gradient = objective.data_gradient(e1) + p1
-    C = objective.data_curvature(e2, diagonal=family.diagonal)
+    C = family.data_curvature(objective, e2)
     return Expectations(value, gradient, objective.penalty.add_curvature(C, p2))
 
 

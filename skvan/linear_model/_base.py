@@ -17,13 +17,19 @@ from ..expectations import make_expectation
 from ..van import (
     FullStep,
     GeometricSchedule,
+    GramPrecision,
     MeanContraction,
     Minibatches,
     VANSolver,
+    auto_covariance,
     make_family,
+    make_gram_family,
     unit_predictor_precision,
     warn_unconverged,
 )
+
+#: Covariance representations kept as ``P = diag(lam) + X^T diag(d) X``.
+GRAM = ("dual", "operator")
 
 #: How every estimator validates ``X``: float64 or float32, dense or sparse
 #: (CSR or CSC; other sparse formats are converted to CSR).
@@ -49,7 +55,7 @@ class VANLinearModel(BaseEstimator):
     _parameter_constraints = {
         "beta": [Interval(Real, 0, None, closed="neither")],
         "beta_growth": [Interval(Real, 1, None, closed="left"), StrOptions({"auto"})],
-        "covariance": [StrOptions({"full", "diag"})],
+        "covariance": [StrOptions({"auto", "full", "diag", "dual", "operator"})],
         "hessian": [StrOptions({"exact", "gauss_newton"})],
         "expectation": [StrOptions({"exact", "quadrature", "mc"})],
         "n_mc_samples": [Interval(Integral, 1, None, closed="left")],
@@ -81,20 +87,57 @@ class VANLinearModel(BaseEstimator):
         (CSR if sparse)."""
         return as_design(X, self.fit_intercept)
 
+    def _resolve_covariance(self, n_samples, n_params, stream=False):
+        """Set ``covariance_``: ``covariance``, or what "auto" picks
+        (:func:`~skvan.van.auto_covariance`); the Gram forms need all the rows at once."""
+        objective = getattr(self, "objective", "vo")
+        if self.covariance == "auto":
+            self.covariance_ = auto_covariance(n_samples, n_params, objective, stream)
+        elif stream and self.covariance in GRAM:
+            raise ValueError(
+                f"covariance={self.covariance!r} writes the precision through the training "
+                "rows, which a stream does not keep; use covariance='full', 'diag' or 'auto' "
+                "with partial_fit."
+            )
+        elif self.covariance == "operator" and objective == "vi":
+            raise ValueError(
+                "covariance='operator' supports objective='vo' only (VI needs log det P); "
+                "use covariance='dual', 'full', 'diag' or 'auto'."
+            )
+        else:
+            self.covariance_ = self.covariance
+        return self.covariance_
+
+    def _check_streamable(self):
+        """A Gram form (``covariance_`` "dual" or "operator") is written through the
+        training rows and cannot take new ones."""
+        if self.covariance_ in GRAM:
+            raise ValueError(
+                f"This estimator was fitted with covariance_={self.covariance_!r}, whose "
+                "precision is written through the training rows; partial_fit cannot add "
+                "others. Fit the stream from the start with partial_fit, or refit."
+            )
+
     def _initial_family(self, f, mean=None):
         """The starting ``q = N(mean, precision^-1)`` for a linear model objective
         ``f``: mean 0 (or ``mean``) and unit predictor variance on average
-        (:func:`~skvan.van.unit_predictor_precision`)."""
+        (:func:`~skvan.van.unit_predictor_precision`), in the form ``covariance_``
+        names. Unpenalised coordinates are the Gram forms' free ones."""
         if mean is None:
             mean = np.zeros(f.n_params)
-        return make_family(self.covariance, mean,
-                           unit_predictor_precision(f.X, f.sample_weight, self.covariance))
+        kind = self.covariance_
+        if kind in GRAM:
+            lam = unit_predictor_precision(f.X, f.sample_weight, "diag")
+            free = np.broadcast_to(getattr(f.penalty, "strength", 0.0) == 0, lam.shape)
+            precision = GramPrecision(lam, np.zeros(f.X.shape[0]), f.X, free)
+            return make_gram_family(kind, mean, precision)
+        return make_family(kind, mean, unit_predictor_precision(f.X, f.sample_weight, kind))
 
     def _prior_family(self, n_params, variance):
         """``N(0, variance I)``: where a stream starts."""
         precision = np.full(n_params, 1.0 / variance)
-        return make_family(self.covariance, np.zeros(n_params),
-                           np.diag(precision) if self.covariance == "full" else precision)
+        return make_family(self.covariance_, np.zeros(n_params),
+                           np.diag(precision) if self.covariance_ == "full" else precision)
 
     def _stochastic(self, n_samples):
         """Whether a fit on ``n_samples`` rows sees minibatches (None: not rows)."""
@@ -135,7 +178,7 @@ class VANLinearModel(BaseEstimator):
     def _advice(self, schedule):
         """What to change when a fit ends at ``max_iter``, for the current settings."""
         tips = ["Increase max_iter"]
-        if self.covariance == "diag":
+        if self.covariance_ == "diag":
             tips.append("use covariance='full' (the diagonal family zig-zags on "
                         "correlated features)")
         if schedule.growth == 1.0:
@@ -154,38 +197,54 @@ class VANLinearModel(BaseEstimator):
             step=FullStep(), max_iter=1, random_state=random_state,
         ).solve()
 
+    def _means(self):
+        """The fitted means over ``[coef, intercept]``, one row per model."""
+        coef = np.atleast_2d(self.coef_)
+        if not self.fit_intercept:
+            return coef
+        return np.column_stack([coef, np.atleast_1d(self.intercept_)])
+
     def _families(self):
         """The fitted Gaussians over ``[coef, intercept]``, one per row of ``coef_``."""
-        coef = np.atleast_2d(self.coef_)
-        intercept = np.atleast_1d(self.intercept_)
+        kind = self.covariance_
         precisions = self._precision_rows()
-        families = []
-        for k in range(coef.shape[0]):
-            mean = np.r_[coef[k], intercept[k]] if self.fit_intercept else coef[k]
-            families.append(make_family(self.covariance, mean, precisions[k]))
-        return families
+        if kind in GRAM:
+            return [make_gram_family(kind, m, P) for m, P in zip(self._means(), precisions)]
+        return [make_family(kind, m, P) for m, P in zip(self._means(), precisions)]
 
     def _precision_rows(self):
         P = self.precision_
-        expected_ndim = 2 if self.covariance == "full" else 1
+        if self.covariance_ in GRAM:
+            return P if isinstance(P, list) else [P]
+        expected_ndim = 2 if self.covariance_ == "full" else 1
         return P[None] if P.ndim == expected_ndim else P
 
-    def _unpack(self, families, column_scale=None):
+    def _unpack(self, families, column_scale=None, design=None):
         """Set ``coef_``, ``intercept_``, ``precision_``, ``sigma_`` from the families.
 
         With ``column_scale`` the families are over ``theta' = column_scale * theta``
         (:meth:`~skvan.objectives.LinearModelObjective.reparametrised`) and are
-        mapped back: ``mean / s``, ``precision * s s^T``, ``covariance / (s s^T)``.
+        mapped back: ``mean / s``, ``precision * s s^T``, ``covariance / (s s^T)``;
+        the Gram forms' precision is mapped to ``design`` (the unscaled design).
         Always 2-D ``coef_`` (one row per family); subclasses reshape as they need.
+        ``sigma_`` is the covariance matrix for ``covariance_="full"`` and the
+        marginal variances otherwise.
         """
         n_features = self.n_features_in_
         s = np.ones(families[0].n_params) if column_scale is None else column_scale
-        outer = np.outer(s, s) if self.covariance == "full" else s**2
+        kind = self.covariance_
         means = np.array([f.mean / s for f in families])
         self.coef_ = means[:, :n_features].copy()
         self.intercept_ = means[:, n_features].copy() if self.fit_intercept else np.zeros(len(families))
+        if kind in GRAM:
+            same = np.all(s == 1.0)
+            self.precision_ = [f.precision if same else f.precision.in_coordinates(s, design)
+                               for f in families]
+            self.sigma_ = np.array([(f.marginal_variance() / s**2)[:n_features] for f in families])
+            return
+        outer = np.outer(s, s) if kind == "full" else s**2
         self.precision_ = np.array([f.precision * outer for f in families])
-        if self.covariance == "full":
+        if kind == "full":
             self.sigma_ = np.array([(f.sigma / outer)[:n_features, :n_features] for f in families])
         else:
             self.sigma_ = np.array([(f.sigma / outer)[:n_features] for f in families])

@@ -19,7 +19,7 @@ from ..objectives import (
     SquaredLoss,
 )
 from ..van import BetaBacktrack, GeometricSchedule, MeanContraction, ObjectiveDecrease
-from ._base import CHECK_X, VANLinearModel
+from ._base import CHECK_X, GRAM, VANLinearModel
 
 #: beta_growth="auto" for full-batch VO: slower than the classifier's 100, since
 #: the expected L1 curvature grows like 1/s near 0 and a fast schedule collapses
@@ -61,8 +61,16 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         ``objective="vo"`` on the full data (Notes), and 1 with minibatches, with
         ``expectation="mc"`` (without exact values there is no safeguard) or
         under ``objective="vi"``.
-    covariance : {"full", "diag"}, default="full"
-        Full covariance (VAN) or diagonal (VAN-D).
+    covariance : {"auto", "full", "dual", "operator", "diag"}, default="auto"
+        How ``q``'s covariance is kept (the fitted ``covariance_`` says which):
+        "full", a ``p x p`` precision (the paper's VAN; ``n p^2`` operations per
+        iteration); "dual", the same full Gaussian through ``n x n`` systems
+        (``n^2 p``, for ``p > n``, same iterates); "operator", the full precision
+        as an operator with conjugate-gradient steps and predictor variances from
+        its diagonal (for data where neither ``p^2`` nor ``n^2`` fits; VO only);
+        "diag", a diagonal covariance (VAN-D, slower to converge on correlated
+        features). "auto" picks the cheapest of "full" and "dual" within the
+        memory budget, else "operator" (VO) or "diag" (VI); see the user guide.
     hessian : {"exact", "gauss_newton"}, default="exact"
         Curvature in the precision update: expected Hessians, or each term's
         Gauss-Newton curvature. The two differ only in the L1 term (the squared
@@ -105,10 +113,15 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     intercept_ : float
         Intercept (0.0 if ``fit_intercept=False``).
     sigma_ : ndarray of shape (n_features, n_features) or (n_features,)
-        Covariance of ``coef_`` under ``q`` (variances only if ``covariance="diag"``).
-        Under ``objective="vo"`` it shrinks towards zero as VAN converges.
-    precision_ : ndarray of shape (n_params, n_params) or (n_params,)
-        Precision of ``q`` over ``[coef, intercept]``.
+        Covariance of ``coef_`` under ``q`` when ``covariance_="full"``; the
+        marginal variances otherwise. Under ``objective="vo"`` it shrinks towards
+        zero as VAN converges.
+    precision_ : ndarray of shape (n_params, n_params) or (n_params,), or GramPrecision
+        Precision of ``q`` over ``[coef, intercept]``; for "dual" and "operator" a
+        :class:`~skvan.van.GramPrecision` (``diag(lam) + X^T diag(d) X`` as a
+        ``LinearOperator``).
+    covariance_ : str
+        The covariance form used: "full", "dual", "operator" or "diag".
     noise_variance_ : float
         Estimated noise variance ``sum_i s_i r_i^2 / (n - k)`` from the residuals
         ``r`` of the Lasso solution, ``k`` the number of its nonzero parameters
@@ -209,7 +222,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         fit_intercept=True,
         beta=1.0,
         beta_growth="auto",
-        covariance="full",
+        covariance="auto",
         hessian="exact",
         expectation="exact",
         n_mc_samples=10,
@@ -300,24 +313,27 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         rng = check_random_state(self.random_state)
         warm = self.warm_start and hasattr(self, "coef_") and len(np.atleast_1d(self.coef_)) == X.shape[1]
-        start = self._families()[0].mean if warm else None
-        linear = self._objective(X, y, sample_weight)
-        column_scale = linear.column_scale()
-        linear = linear.reparametrised(column_scale)
-        quadratic = QuadraticObjective.from_linear(linear)
-        f = quadratic if self._full_batch_exact(X.shape[0]) else linear
+        start = self._means()[0] if warm else None
+        self._resolve_covariance(X.shape[0], X.shape[1] + int(self.fit_intercept))
+        design = self._objective(X, y, sample_weight)
+        column_scale = design.column_scale()
+        linear = design.reparametrised(column_scale)
+        # The Gram forms work through the rows; the others through X^T W X.
+        least_squares = linear if self.covariance_ in GRAM else QuadraticObjective.from_linear(linear)
+        f = least_squares if self._full_batch_exact(X.shape[0]) else linear
         family = self._initial_family(linear, None if start is None else start * column_scale)
-        coef, self.n_iter_, self.n_corrections_ = self._solve_support(f, quadratic, family, rng)
+        coef, self.n_iter_, self.n_corrections_ = self._solve_support(f, least_squares, family, rng)
         family.mean = coef
-        self.noise_variance_ = self._noise_variance(quadratic, coef, sample_weight)
+        self.noise_variance_ = self._noise_variance(least_squares, coef, sample_weight)
         total = float(np.sum(sample_weight))
         self._start_stream(self.noise_variance_ * total, total)
         if self.objective == "vi":
             family = self._initial_family(linear, coef)
-            log_joint = f.multiplied(1.0 / max(self.noise_variance_, self._noise_floor(quadratic, total)))
+            floor = self._noise_floor(least_squares, total)
+            log_joint = f.multiplied(1.0 / max(self.noise_variance_, floor))
             self.n_iter_ = self._solve(log_joint, family, rng).n_iter
             self.n_corrections_ = 0
-        self._set_attributes(family, column_scale)
+        self._set_attributes(family, column_scale, design.X)
         return self
 
     def _solve_support(self, f, quadratic, family, rng):
@@ -346,8 +362,8 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         targets' mean square (a perfect fit must not give ``f / 0``)."""
         return np.finfo(np.float64).eps * max(2.0 * quadratic.c / max(total_weight, 1e-300), 1e-300)
 
-    def _set_attributes(self, family, column_scale=None):
-        self._unpack([family], column_scale)
+    def _set_attributes(self, family, column_scale=None, design=None):
+        self._unpack([family], column_scale, design)
         self.coef_ = self.coef_[0]
         self.intercept_ = float(self.intercept_[0])
         self.sigma_ = self.sigma_[0]
@@ -390,10 +406,12 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         f = self._objective(X, y, sample_weight)
         if first:
+            self._resolve_covariance(None, f.n_params, stream=True)
             family = self._initial_family(f)
             self._start_stream(0.0, 0.0)
             self.n_iter_, self.n_corrections_ = 0, 0
         else:
+            self._check_streamable()
             family = self._families()[0]
         residual = y - f.X @ family.mean
         self._stream_rss += float(np.dot(sample_weight, residual**2))

@@ -69,9 +69,11 @@ class _GaussianLogisticModel:
             self.classes_ = self._validate_targets(y, np.unique(classes))
             if len(self.classes_) < 2:
                 raise ValueError("classes must contain at least 2 labels.")
+            self._resolve_covariance(None, X.shape[1] + int(self.fit_intercept), stream=True)
             self._start_stream()
         else:
             self._validate_targets(y, self.classes_)
+            self._check_streamable()
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         return self._learn(X, y, sample_weight)
 
@@ -242,9 +244,16 @@ class VANLogisticRegression(_GaussianLogisticModel, ClassifierMixin, VANLinearMo
         mean step ``(g-1)/g`` of a Newton step (linear convergence). "auto" is 100
         for ``objective="vo"`` on the full data, and 1 with minibatches or under
         ``objective="vi"`` (where ``beta`` is a damping weight).
-    covariance : {"full", "diag"}, default="full"
-        Full covariance (VAN) or diagonal (VAN-D, cheaper for many features but
-        slower to converge on correlated features).
+    covariance : {"auto", "full", "dual", "operator", "diag"}, default="auto"
+        How ``q``'s covariance is kept (the fitted ``covariance_`` says which):
+        "full", a ``p x p`` precision (the paper's VAN; ``n p^2`` operations per
+        iteration); "dual", the same full Gaussian through ``n x n`` systems
+        (``n^2 p``, for ``p > n``, same iterates); "operator", the full precision
+        as an operator with conjugate-gradient steps and predictor variances from
+        its diagonal (for data where neither ``p^2`` nor ``n^2`` fits; VO only);
+        "diag", a diagonal covariance (VAN-D, slower to converge on correlated
+        features). "auto" picks the cheapest of "full" and "dual" within the
+        memory budget, else "operator" (VO) or "diag" (VI); see the user guide.
     hessian : {"exact", "gauss_newton"}, default="exact"
         Curvature in the precision update: expected Hessian, or the Gauss-Newton
         curvature, here the sum of per-example gradient outer products (VAG).
@@ -285,12 +294,18 @@ class VANLogisticRegression(_GaussianLogisticModel, ClassifierMixin, VANLinearMo
     intercept_ : ndarray of shape (n_models,)
         Mean of ``q`` over the intercepts (zeros if ``fit_intercept=False``).
     sigma_ : ndarray of shape (n_models, n_features, n_features) or (n_models, n_features)
-        Covariance of ``coef_`` under ``q`` (variances only if ``covariance="diag"``).
+        Covariance of ``coef_`` under ``q`` when ``covariance_="full"``; the
+        marginal variances otherwise (never a ``p x p`` matrix for wide data).
         Under ``objective="vo"`` it shrinks towards zero as VAN converges; use
         ``objective="vi"`` for a posterior covariance.
-    precision_ : ndarray of shape (n_models, n_params, n_params) or (n_models, n_params)
-        Precision of ``q`` over ``[coef, intercept]``, ``n_params = n_features + 1``
-        with an intercept.
+    precision_ : ndarray or list of GramPrecision
+        Precision of ``q`` over ``[coef, intercept]`` (``n_params = n_features + 1``
+        with an intercept): ``(n_models, n_params, n_params)`` for "full",
+        ``(n_models, n_params)`` for "diag", and for "dual" and "operator" one
+        :class:`~skvan.van.GramPrecision` per model, ``diag(lam) + X^T diag(d) X``
+        as a ``scipy.sparse.linalg.LinearOperator`` that keeps the training design.
+    covariance_ : str
+        The covariance form used: "full", "dual", "operator" or "diag".
     n_iter_ : ndarray of shape (n_models,)
         VAN iterations run for each binary model.
     n_features_in_ : int
@@ -359,7 +374,7 @@ class VANLogisticRegression(_GaussianLogisticModel, ClassifierMixin, VANLinearMo
         fit_intercept=True,
         beta=1.0,
         beta_growth="auto",
-        covariance="full",
+        covariance="auto",
         hessian="exact",
         expectation="quadrature",
         n_mc_samples=10,
@@ -391,8 +406,8 @@ class VANLogisticRegression(_GaussianLogisticModel, ClassifierMixin, VANLinearMo
     def _objectives(self, X, y, sample_weight):
         """One objective per binary model, all over ``theta' = s * theta`` with the
         column scales ``s`` of :meth:`~skvan.objectives.LinearModelObjective.column_scale`;
-        returns ``(objectives, s)``. The penalty is ``||w||^2 / (2C)``, not on the
-        intercept."""
+        returns ``(objectives, s, design)`` with the unscaled design. The penalty is
+        ``||w||^2 / (2C)``, not on the intercept."""
         Xd = self._design(X)
         strength = np.full(Xd.shape[1], 1.0 / self.C)
         if self.fit_intercept:
@@ -401,7 +416,7 @@ class VANLogisticRegression(_GaussianLogisticModel, ClassifierMixin, VANLinearMo
         f = LinearModelObjective(Xd, targets[0], LogisticLoss(), sample_weight, L2Penalty(strength))
         column_scale = f.column_scale()
         f = f.reparametrised(column_scale)
-        return [f.with_targets(t) for t in targets], column_scale
+        return [f.with_targets(t) for t in targets], column_scale, Xd
 
     def _advice(self, schedule):
         if np.isinf(self.C):
@@ -433,18 +448,19 @@ class VANLogisticRegression(_GaussianLogisticModel, ClassifierMixin, VANLinearMo
         if self.warm_start and hasattr(self, "coef_") and np.array_equal(
             getattr(self, "classes_", None), np.unique(y)
         ):
-            previous = [f.mean for f in self._families()]
+            previous = self._means()
         self.classes_ = self._validate_targets(y)
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         rng = check_random_state(self.random_state)
-        objectives, column_scale = self._objectives(X, y, sample_weight)
+        self._resolve_covariance(X.shape[0], X.shape[1] + int(self.fit_intercept))
+        objectives, column_scale, design = self._objectives(X, y, sample_weight)
         families, n_iter = [], []
         for k, f in enumerate(objectives):
-            start = previous[k] * column_scale if previous else None
+            start = None if previous is None else previous[k] * column_scale
             family = self._initial_family(f, start)
             n_iter.append(self._solve(f, family, rng).n_iter)
             families.append(family)
-        self._unpack(families, column_scale)
+        self._unpack(families, column_scale, design)
         self.n_iter_ = np.array(n_iter, dtype=np.int32)
         self._stream_rng = None  # a later partial_fit starts its own stream of draws
         return self

@@ -38,15 +38,18 @@ class LinearModelObjective(Objective):
         Multiplies the data term. A minibatch of ``b`` rows out of ``n`` uses
         ``n / b`` so that its gradient estimates the full-data gradient; ``1 /
         sigma^2`` turns a squared loss into a negative log likelihood.
+    rows : ndarray of int or None, default=None
+        For a minibatch (:meth:`subsample`), its rows in the full data.
     """
 
-    def __init__(self, X, y, loss, sample_weight=None, penalty=None, multiplier=1.0):
+    def __init__(self, X, y, loss, sample_weight=None, penalty=None, multiplier=1.0, rows=None):
         self.X = X
         self.y = y
         self.loss = loss
         self.sample_weight = np.ones(X.shape[0]) if sample_weight is None else sample_weight
         self.penalty = NoPenalty() if penalty is None else penalty
         self.multiplier = float(multiplier)
+        self.rows = rows
         self.n_params = X.shape[1]
         self._X_squared = None
 
@@ -62,7 +65,7 @@ class LinearModelObjective(Objective):
 
     def _replace(self, **changes):
         args = dict(X=self.X, y=self.y, loss=self.loss, sample_weight=self.sample_weight,
-                    penalty=self.penalty, multiplier=self.multiplier)
+                    penalty=self.penalty, multiplier=self.multiplier, rows=self.rows)
         args.update(changes)
         return LinearModelObjective(**args)
 
@@ -79,7 +82,8 @@ class LinearModelObjective(Objective):
         """
         return self._replace(X=self.X[indices], y=self.y[indices],
                              sample_weight=self.sample_weight[indices],
-                             multiplier=self.multiplier * self.n_samples / len(indices))
+                             multiplier=self.multiplier * self.n_samples / len(indices),
+                             rows=indices if self.rows is None else self.rows[indices])
 
     def multiplied(self, factor):
         """Return ``factor * f`` (for instance ``f / sigma^2``, a negative log joint)."""
@@ -141,6 +145,28 @@ class LinearModelObjective(Objective):
                 self._X_squared = squared(self.X)
             return np.asarray(self._X_squared.T @ d).ravel()
         return gram(self.X, d)
+
+    # -- least squares through the rows (squared loss) ---------------------------
+    @property
+    def c(self):
+        """``1/2 sum_i w_i y_i^2`` (the data term at ``theta = 0``)."""
+        return 0.5 * float(np.dot(self.weights * self.y, self.y))
+
+    def smooth_value(self, theta):
+        """The data term alone."""
+        return float(np.dot(self.weights, self.loss.loss(self.y, self.X @ theta)))
+
+    def smooth_gradient(self, theta):
+        """The gradient of the data term alone."""
+        return self.data_gradient(self.loss.derivatives(self.y, self.X @ theta)[0])
+
+    def gram_block(self, idx):
+        """``(X^T W X)[idx, idx]`` (squared loss: the Hessian of the data term)."""
+        return gram(self.X[:, idx], self.weights)
+
+    def gram_diagonal(self):
+        """``diag(X^T W X)``."""
+        return np.asarray(squared(self.X).T @ self.weights).ravel()
 
     # -- pointwise interface ------------------------------------------------------
     def value(self, theta):

@@ -14,7 +14,10 @@ _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
 
 
 def add_diagonal(C, d):
-    """``C + diag(d)`` for a full ``C`` (in place), ``C + d`` for a diagonal one."""
+    """``C + diag(d)`` for a full ``C`` (in place), ``C + d`` for a diagonal one, or
+    ``C.add_diagonal(d)`` for a curvature kept as parts."""
+    if hasattr(C, "add_diagonal"):
+        return C.add_diagonal(d)
     if np.ndim(C) == 1:
         return C + d
     C[np.diag_indices_from(C)] += d

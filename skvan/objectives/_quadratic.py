@@ -58,6 +58,18 @@ class QuadraticObjective(Objective):
         """The quadratic part alone."""
         return 0.5 * float(theta @ self.G @ theta) - float(self.b @ theta) + self.c
 
+    def smooth_gradient(self, theta):
+        """``G theta - b``."""
+        return self.G @ theta - self.b
+
+    def gram_block(self, idx):
+        """``G[idx, idx]``."""
+        return self.G[np.ix_(idx, idx)]
+
+    def gram_diagonal(self):
+        """``diag(G)``."""
+        return np.diag(self.G)
+
     def value(self, theta):
         return self.smooth_value(theta) + self.penalty.value(theta)
 

@@ -47,7 +47,7 @@ def support_from_q(mean, variance, strength, eps=SIGN_EPS, slack=0.0):
     return (strength == 0) | (np.abs(mean) - slack > z * np.sqrt(variance))
 
 
-def _solve_on_support(G, b, strength, support, signs):
+def _solve_on_support(objective, b, strength, support, signs):
     w = np.zeros_like(b)
     if not support.any():
         return w
@@ -55,9 +55,10 @@ def _solve_on_support(G, b, strength, support, signs):
     rhs = b[idx] - strength[idx] * signs[idx]
     # Equilibrated: (D^-1 G_SS D^-1) (D w) = D^-1 rhs with D = sqrt(diag G_SS), so
     # that columns on wildly different scales do not cost accuracy.
-    diag = np.sqrt(np.clip(np.diag(G)[idx], 0, None))
+    G_SS = objective.gram_block(idx)
+    diag = np.sqrt(np.clip(np.diag(G_SS), 0, None))
     diag[~(np.isfinite(diag) & (diag > 0))] = 1.0
-    A = G[np.ix_(idx, idx)] / diag[:, None] / diag[None, :]
+    A = G_SS / diag[:, None] / diag[None, :]
     rhs = rhs / diag
     try:
         with warnings.catch_warnings():
@@ -85,8 +86,10 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
 
     Parameters
     ----------
-    objective : QuadraticObjective
-        With an :class:`L1Penalty`.
+    objective : QuadraticObjective or LinearModelObjective
+        Least squares with an :class:`L1Penalty`: through ``X^T W X`` (formed), or
+        through its rows (a squared-loss :class:`LinearModelObjective`; only the
+        support's block of ``X^T W X`` is formed, for wide data).
     mean, variance : ndarray of shape (n_params,)
         Marginal means and variances of ``q``.
     eps, slack : float
@@ -107,18 +110,19 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
     ok : bool
         Whether ``coef`` satisfies the KKT conditions.
     """
-    G, b = objective.G, objective.b
+    b = -objective.smooth_gradient(np.zeros_like(mean))
     strength = objective.penalty.strength
     free = strength == 0
     if max_corrections is None:
         max_corrections = len(b)
     # Per coordinate: |(G w - b)_j| is at most ||x_j|| ||y|| = sqrt(G_jj 2c) at w = 0.
-    atol = rtol * np.maximum(strength, np.sqrt(np.clip(np.diag(G), 0, None) * max(2 * objective.c, 0)))
+    atol = rtol * np.maximum(strength, np.sqrt(np.clip(objective.gram_diagonal(), 0, None)
+                                               * max(2 * objective.c, 0)))
     support = support_from_q(mean, variance, strength, eps, slack)
     signs = np.sign(mean)
     for n_corrections in range(max_corrections + 1):
-        w = _solve_on_support(G, b, strength, support, signs)
-        grad = G @ w - b
+        w = _solve_on_support(objective, b, strength, support, signs)
+        grad = objective.smooth_gradient(w)
         flipped = support & ~free & (w * signs <= 0)
         excess = np.where(support, -np.inf, np.abs(grad) - strength)
         if not flipped.any() and not np.any(excess > atol):
@@ -152,8 +156,9 @@ class LassoCertificate:
 
     Parameters
     ----------
-    quadratic : QuadraticObjective
-        The least-squares objective with its :class:`L1Penalty`.
+    quadratic : QuadraticObjective or LinearModelObjective
+        The least-squares objective with its :class:`L1Penalty` (see
+        :func:`kkt_finish`).
     mean_test : object
         The solver's convergence test on the mean (``MeanContraction``).
     wait : int, default=SUPPORT_WAIT

@@ -2,6 +2,15 @@
 
 from ._batches import FullBatch, Minibatches
 from ._family import DiagonalGaussian, FullGaussian, make_family, unit_predictor_precision
+from ._gram import (
+    MEMORY_BUDGET,
+    DualGaussian,
+    GramPrecision,
+    OperatorGaussian,
+    RowCurvature,
+    auto_covariance,
+    make_gram_family,
+)
 from ._schedule import BETA_MAX, VI, VO, GeometricSchedule, Rates, variational_objective
 from ._solver import MESSAGES, VANResult, VANSolver, warn_unconverged
 from ._steps import (
@@ -16,25 +25,32 @@ from ._stopping import MeanContraction
 
 __all__ = [
     "BETA_MAX",
+    "MEMORY_BUDGET",
     "MESSAGES",
     "VI",
     "VO",
     "ArmijoMeanStep",
     "BetaBacktrack",
     "DiagonalGaussian",
+    "DualGaussian",
     "FullBatch",
     "FullGaussian",
     "FullStep",
     "GeometricSchedule",
+    "GramPrecision",
     "MeanContraction",
     "Minibatches",
     "ObjectiveDecrease",
+    "OperatorGaussian",
     "Rates",
+    "RowCurvature",
     "TrustRegion",
     "VANResult",
     "VANSolver",
+    "auto_covariance",
     "default_step",
     "make_family",
+    "make_gram_family",
     "unit_predictor_precision",
     "variational_objective",
     "warn_unconverged",

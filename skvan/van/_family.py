@@ -99,6 +99,14 @@ class FullGaussian(_Gaussian):
         """``log det P``."""
         return 2.0 * float(np.sum(np.log(np.diag(self._chol[0]))))
 
+    def data_curvature(self, objective, raw):
+        """The data term's curvature ``X^T diag(w raw) X``, ``(n_params, n_params)``."""
+        return objective.data_curvature(raw)
+
+    def finalize(self):
+        """Compute the covariance the fitted attributes read (cached)."""
+        _ = self.sigma
+
     def marginal_variance(self):
         """Diagonal of the covariance."""
         return np.diag(self.sigma).copy()
@@ -195,6 +203,13 @@ class DiagonalGaussian(_Gaussian):
     def logdet_precision(self):
         """``log det P``."""
         return float(np.sum(np.log(self.precision)))
+
+    def data_curvature(self, objective, raw):
+        """The diagonal of the data term's curvature."""
+        return objective.data_curvature(raw, diagonal=True)
+
+    def finalize(self):
+        """Nothing to compute."""
 
     def marginal_variance(self):
         """The variances ``1 / s``."""

@@ -152,9 +152,9 @@ class VANSolver:
                     except StopIteration:
                         self.status = "stopped"
                         break
-            # The covariance too, under the same BLAS threads as the loop: the
-            # result is then bit-identical wherever it runs (e.g. joblib workers).
-            _ = self.family.sigma  # computed once and cached by the family
+            # What the fitted attributes read, under the same BLAS threads as the
+            # loop: the result is then bit-identical wherever it runs (joblib workers).
+            self.family.finalize()
         return self.finalize()
 
     def _blas_threads(self):
@@ -191,10 +191,11 @@ class VANSolver:
         self.expect = self.expectation(
             self.batch, self.family, hessian=self.hessian, random_state=self.rng
         )
+        C = self.expect.curvature
         return bool(
             np.isfinite(self.expect.value)
             and np.all(np.isfinite(self.expect.gradient))
-            and np.all(np.isfinite(self.expect.curvature))
+            and (C.all_finite() if hasattr(C, "all_finite") else np.all(np.isfinite(C)))
         )
 
     def take_step(self):

@@ -1,0 +1,456 @@
+"""Full Gaussians for linear models that never form a ``p x p`` matrix.
+
+For a linear model every VAN precision has the form
+
+    P = diag(lam) + X^T diag(d) X
+
+with ``lam`` over the parameters (the initial precision, the prior, the L1
+curvature) and ``d`` over the rows (the accumulated expected ``l''``): the
+initial precision is diagonal and each update adds ``beta (X^T diag(w E[l'']) X
++ diag(penalty curvature))``. :class:`GramPrecision` keeps ``(lam, d, X)``;
+two families solve with it:
+
+- :class:`DualGaussian`, exact, through ``n x n`` systems (Woodbury): with
+  ``s = sqrt(d)``, ``K = X diag(1/lam) X^T`` and ``B = I + diag(s) K diag(s) = L L^T``,
+  ``P^-1 g = g/lam - diag(1/lam) X^T s B^-1 s X (g/lam)``,
+  ``x_i^T P^-1 x_i = (1 - (B^-1)_ii) / d_i`` (or ``K_ii - ||L^-1 s K e_i||^2`` where
+  ``d_i K_ii`` is small), ``log det P = sum log lam + log det B``. Cost ``O(n^2 p +
+  n^3)`` per update and ``n^2`` memory; the same iterates as the primal
+  :class:`~skvan.van.FullGaussian`, to rounding.
+- :class:`OperatorGaussian`, for when neither ``p^2`` nor ``n^2`` fits: ``P`` as
+  the operator ``v -> lam v + X^T (d (X v))`` (sparse products), mean steps by
+  preconditioned conjugate gradients, and predictor variances from the diagonal
+  of ``P``, ``x_i^T P^-1 x_i ~ sum_j x_ij^2 / P_jj``. Under VO those vanish as ``q``
+  concentrates, so the optimum is VAN's; the iterates differ while ``q`` is wide.
+
+Coordinates whose ``lam`` may vanish (unpenalised ones, such as the intercept,
+under VI's damped average) are ``free``: the dual eliminates them through their
+Schur complement (``k x k`` for ``k`` free coordinates) instead of dividing by
+their ``lam``. So are those whose ``lam`` is below :data:`FREE_RATIO` times
+their data curvature ``(X^2)^T d`` (the Lasso's nonzero coefficients, whose
+expected L1 curvature vanishes): dividing by such a ``lam`` and subtracting the
+data's share back would leave their variances at the mercy of cancellation.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from scipy import linalg
+from scipy.sparse.linalg import LinearOperator, cg
+
+from .._blocks import row_blocks
+from .._data import gram, issparse, scale_columns, squared
+
+#: Largest dense matrix (bytes) a family forms without being asked by name:
+#: ``sigma`` of a wide model and the dual's ``n x n`` systems stay below it.
+MEMORY_BUDGET = 1 << 30
+#: ``d_i K_ii`` below which the dual takes a row's variance from ``K`` (where
+#: ``1 - (B^-1)_ii`` would cancel).
+_SMALL_LEVERAGE = 1e-2
+#: A coordinate whose ``lam`` is below this times its data curvature is
+#: eliminated exactly (free) by the dual (module docstring).
+FREE_RATIO = 1e-6
+#: Relative residual of the conjugate-gradient solves of :class:`OperatorGaussian`.
+CG_RTOL = 1e-6
+_EIG_FLOOR = 1e-12
+
+
+class RowCurvature:
+    """A curvature ``X^T diag(d) X + diag(diagonal)`` kept as its parts.
+
+    Parameters
+    ----------
+    d : ndarray of shape (n_rows,)
+        Per-row weights.
+    diagonal : float or ndarray of shape (n_params,), default=0.0
+    rows : ndarray of int or None, default=None
+        The rows of the family's design that ``d`` refers to (None: all).
+    """
+
+    def __init__(self, d, diagonal=0.0, rows=None):
+        self.d = d
+        self.diagonal = diagonal
+        self.rows = rows
+
+    def add_diagonal(self, extra):
+        """The curvature plus ``diag(extra)``."""
+        return RowCurvature(self.d, self.diagonal + extra, self.rows)
+
+    def all_finite(self):
+        """Whether every part is finite."""
+        return bool(np.all(np.isfinite(self.d)) and np.all(np.isfinite(self.diagonal)))
+
+
+class _Cache:
+    """``G = X diag(1/ref) X^T`` for one design, kept across updates: when the
+    new ``lam`` is a multiple ``c`` of ``ref`` (a VO logistic fit: prior and
+    start both isotropic), ``K = G / c`` costs ``n^2`` instead of ``n^2 p``."""
+
+    def __init__(self):
+        self.ref = None
+        self.G = None
+
+
+class GramPrecision(LinearOperator):
+    """``P = diag(lam) + X^T diag(d) X`` as a ``scipy.sparse.linalg.LinearOperator``.
+
+    Parameters
+    ----------
+    lam : ndarray of shape (n_params,)
+        Non-negative; positive outside ``free``.
+    d : ndarray of shape (n_rows,)
+        Non-negative row weights.
+    X : ndarray or CSR matrix of shape (n_rows, n_params)
+    free : ndarray of bool of shape (n_params,) or None
+        Coordinates eliminated exactly by the dual (their ``lam`` may be 0).
+    """
+
+    def __init__(self, lam, d, X, free=None, cache=None):
+        p = X.shape[1]
+        super().__init__(np.float64, (p, p))
+        self.lam = np.asarray(lam, dtype=np.float64)
+        self.d = np.clip(np.asarray(d, dtype=np.float64), 0.0, None)
+        self.X = X
+        self.free = np.zeros(p, dtype=bool) if free is None else np.asarray(free, dtype=bool)
+        self._cache = _Cache() if cache is None else cache
+        self._factors = None
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_factors"] = None  # recomputed on demand
+        state["_cache"] = _Cache()
+        return state
+
+    def _matvec(self, v):
+        v = np.ravel(v)
+        return self.lam * v + np.asarray(self.X.T @ (self.d * (self.X @ v))).ravel()
+
+    def _adjoint(self):
+        return self
+
+    def diagonal(self):
+        """``diag(P) = lam + (X^2)^T d``."""
+        return self.lam + np.asarray(squared(self.X).T @ self.d).ravel()
+
+    def updated(self, curvature, beta, keep):
+        """``keep P + beta C`` for a :class:`RowCurvature` ``C`` on the same design."""
+        d = keep * self.d
+        if curvature.rows is None:
+            d = d + beta * curvature.d
+        else:
+            np.add.at(d, curvature.rows, beta * curvature.d)
+        lam = keep * self.lam + beta * curvature.diagonal
+        return GramPrecision(lam, d, self.X, self.free, self._cache)
+
+    def in_coordinates(self, column_scale, X):
+        """The precision over ``theta = theta' / column_scale`` (``self`` over
+        ``theta'``), with ``X`` the design in those coordinates."""
+        return GramPrecision(self.lam * column_scale**2, self.d, X, self.free)
+
+    def toarray(self):
+        """``P`` as a dense array (a MemoryError beyond :data:`MEMORY_BUDGET`)."""
+        _check_budget(self.shape[0] ** 2, "the precision")
+        P = gram(self.X, self.d)
+        P = 0.5 * (P + P.T)
+        P[np.diag_indices_from(P)] += self.lam
+        return P
+
+
+def _check_budget(n_entries, what):
+    if 8 * n_entries > MEMORY_BUDGET:
+        raise MemoryError(
+            f"{what} would take {8 * n_entries / 2**30:.1f} GiB, more than skvan's budget of "
+            f"{MEMORY_BUDGET / 2**30:.1f} GiB (skvan.van._gram.MEMORY_BUDGET); use the "
+            "marginal variances (sigma_) and predict_proba, which never form it."
+        )
+
+
+class _GramFamily:
+    """What both families share: the mean, the precision, updates, sampling."""
+
+    diagonal = False
+
+    def __init__(self, mean, precision):
+        self.mean = np.array(mean, dtype=np.float64)
+        self.set_precision(precision)
+
+    @property
+    def n_params(self):
+        return self.mean.shape[0]
+
+    def set_precision(self, precision):
+        """Replace the :class:`GramPrecision` (bumps ``version``)."""
+        self.precision = precision
+        self.version = getattr(self, "version", -1) + 1
+        self._marginal = None
+
+    def data_curvature(self, objective, raw):
+        """The data term's curvature ``X^T diag(w raw) X`` as a :class:`RowCurvature`."""
+        return RowCurvature(objective.weights * raw, rows=getattr(objective, "rows", None))
+
+    def update_precision(self, curvature, beta, keep=1.0):
+        """``P <- keep P + beta C`` for a :class:`RowCurvature` ``C``."""
+        self.set_precision(self.precision.updated(curvature, beta, keep))
+
+    def perturbations(self, n_draws, random_state):
+        """``P^-1 (lam^1/2 z_1 + X^T d^1/2 z_2)`` for standard normal ``z``: draws of
+        ``theta - mean``, shape ``(n_draws, n_params)`` (their covariance is
+        ``P^-1 P P^-1 = P^-1``)."""
+        P = self.precision
+        z1 = random_state.standard_normal((n_draws, self.n_params))
+        z2 = random_state.standard_normal((n_draws, P.X.shape[0]))
+        rhs = z1 * np.sqrt(P.lam) + np.asarray(P.X.T @ (np.sqrt(P.d)[:, None] * z2.T)).T
+        return self.solve(rhs.T).T
+
+    def sample(self, n_draws, random_state):
+        """Draw ``n_draws`` parameter vectors, shape ``(n_draws, n_params)``."""
+        return self.mean[None, :] + self.perturbations(n_draws, random_state)
+
+    @property
+    def sigma(self):
+        """The covariance ``P^-1`` as a dense array (a MemoryError beyond the
+        budget; :meth:`marginal_variance` never forms it)."""
+        _check_budget(self.n_params**2, "the covariance")
+        return self.solve(np.eye(self.n_params))
+
+    def finalize(self):
+        """Compute what the fitted attributes read, under the solver's threads."""
+        self.marginal_variance()
+
+
+class DualGaussian(_GramFamily):
+    """Full Gaussian ``N(mean, P^-1)``, ``P`` a :class:`GramPrecision`, solved exactly
+    through ``n x n`` systems (module docstring).
+
+    Parameters
+    ----------
+    mean : ndarray of shape (n_params,)
+    precision : GramPrecision
+    """
+
+    def _setup(self):
+        """Factorise once per precision: ``K``, ``L``, and the Schur complement of
+        the free coordinates."""
+        P = self.precision
+        if P._factors is not None:
+            return P._factors
+        _check_budget(P.X.shape[0] ** 2, "the dual system (n_samples^2)")
+        free = P.free | (P.lam < FREE_RATIO * np.asarray(squared(P.X).T @ P.d).ravel())
+        lam_a = np.where(free, 0.0, P.lam)
+        floor = _EIG_FLOOR * max(float(np.max(lam_a, initial=0.0)), np.finfo(float).tiny)
+        lam_a = np.maximum(lam_a, floor)[~free]
+        inv = np.zeros(self.n_params)
+        inv[~free] = 1.0 / lam_a
+        s = np.sqrt(P.d)
+        K = _kernel(P.X, inv, P._cache)
+        B = K * s[:, None] * s[None, :]
+        B[np.diag_indices_from(B)] += 1.0
+        L = linalg.cholesky(B, lower=True, check_finite=False)
+        f = dict(inv=inv, s=s, K=K, L=L, b=np.flatnonzero(free),
+                 logdet=float(np.sum(np.log(lam_a))) + 2.0 * float(np.sum(np.log(np.diag(L)))))
+        P._factors = f
+        if f["b"].size:
+            Xb = _columns(P.X, f["b"])
+            Pab = np.asarray(P.X.T @ (P.d[:, None] * Xb))
+            Pab[f["b"]] = 0.0
+            W = self._solve_a(Pab)
+            Pbb = Xb.T @ (P.d[:, None] * Xb) + np.diag(P.lam[f["b"]])
+            Sc = linalg.cho_factor(Pbb - Pab.T @ W, lower=True)
+            f.update(Pab=Pab, W=W, Sc=Sc)
+            f["logdet"] += 2.0 * float(np.sum(np.log(np.diag(Sc[0]))))
+        return f
+
+    def _solve_a(self, V):
+        """``P_aa^-1 V`` on the penalised coordinates (zero rows on the free ones)."""
+        f = self.precision._factors
+        U = f["inv"][:, None] * V
+        T = f["s"][:, None] * np.asarray(self.precision.X @ U)
+        T = linalg.cho_solve((f["L"], True), T, check_finite=False)
+        return U - f["inv"][:, None] * np.asarray(self.precision.X.T @ (f["s"][:, None] * T))
+
+    def solve(self, g):
+        """``P^-1 g`` for a vector or an ``(n_params, r)`` matrix."""
+        f = self._setup()
+        G = g.reshape(g.shape[0], -1)
+        Ga = G.copy()
+        Ga[f["b"]] = 0.0
+        Y = self._solve_a(Ga)
+        if f["b"].size:
+            Vb = linalg.cho_solve(f["Sc"], G[f["b"]] - f["Pab"].T @ Y, check_finite=False)
+            Y = Y - f["W"] @ Vb
+            Y[f["b"]] = Vb
+        return Y.reshape(g.shape)
+
+    def logdet_precision(self):
+        """``log det P = sum_a log lam + log det B + log det(Schur)``."""
+        return self._setup()["logdet"]
+
+    def predictor_variance(self, X):
+        """``x_i^T P^-1 x_i`` for each row of ``X``."""
+        f = self._setup()
+        if X is self.precision.X:
+            v = self._training_variance(f)
+        else:
+            v = np.concatenate([self._new_variance(f, X[rows])
+                                for rows in row_blocks(X.shape[0], self.precision.X.shape[0])])
+        if f["b"].size:
+            R = _columns(X, f["b"]) - np.asarray(X @ f["W"])
+            v = v + np.einsum("ij,ij->i", R, linalg.cho_solve(f["Sc"], R.T, check_finite=False).T)
+        return v
+
+    def _training_variance(self, f):
+        """The design's own rows: ``(1 - (B^-1)_ii) / d_i``, or ``K_ii - ||L^-1 s K e_i||^2``
+        where ``d_i K_ii`` is small (no cancellation either way)."""
+        d, K = self.precision.d, f["K"]
+        Kd = np.diag(K).copy()
+        Linv = linalg.solve_triangular(f["L"], np.eye(len(d)), lower=True, check_finite=False)
+        binv = np.einsum("ij,ij->j", Linv, Linv)
+        small = d * Kd < _SMALL_LEVERAGE
+        v = np.empty_like(Kd)
+        v[~small] = (1.0 - binv[~small]) / d[~small]
+        if small.any():
+            T = Linv @ (f["s"][:, None] * K[:, small])
+            v[small] = Kd[small] - np.einsum("ij,ij->j", T, T)
+        return np.maximum(v, 0.0)
+
+    def _new_variance(self, f, Z):
+        """Rows ``Z`` not of the design: ``z^T diag(1/lam) z - ||L^-1 s X diag(1/lam) z||^2``."""
+        Zi = scale_columns(Z, f["inv"])
+        T = f["s"][:, None] * _dense(self.precision.X @ Zi.T)
+        T = linalg.solve_triangular(f["L"], T, lower=True, check_finite=False)
+        prior = np.asarray(Zi.multiply(Z).sum(axis=1)).ravel() if issparse(Z) else np.einsum("ij,ij->i", Zi, Z)
+        return np.maximum(prior - np.einsum("ij,ij->j", T, T), 0.0)
+
+    def marginal_variance(self):
+        """Diagonal of ``P^-1`` (``O(n^2 p)``, in column blocks; never ``p x p``)."""
+        if self._marginal is not None:
+            return self._marginal
+        f = self._setup()
+        P = self.precision
+        out = f["inv"].copy()
+        p = self.n_params
+        for cols in row_blocks(p, P.X.shape[0]):
+            idx = np.arange(p)[cols]
+            A = f["s"][:, None] * _dense(_columns(P.X, idx)) * f["inv"][idx]
+            A = linalg.solve_triangular(f["L"], A, lower=True, check_finite=False)
+            out[idx] -= np.einsum("ij,ij->j", A, A)
+        if f["b"].size:
+            Sc_inv = linalg.cho_solve(f["Sc"], np.eye(f["b"].size), check_finite=False)
+            out += np.einsum("ij,jk,ik->i", f["W"], Sc_inv, f["W"])
+            out[f["b"]] = np.diag(Sc_inv)
+        self._marginal = np.maximum(out, 0.0)
+        return self._marginal
+
+
+class OperatorGaussian(_GramFamily):
+    """Full precision ``P`` (a :class:`GramPrecision`) used as an operator: solves
+    by conjugate gradients preconditioned by ``diag(P)``, and the variances of
+    ``diag(P)^-1`` (module docstring). For VO fits too large for the dual.
+
+    Parameters
+    ----------
+    mean : ndarray of shape (n_params,)
+    precision : GramPrecision
+    rtol : float, default=CG_RTOL
+        Relative residual of each solve.
+    """
+
+    def __init__(self, mean, precision, rtol=CG_RTOL):
+        self.rtol = rtol
+        super().__init__(mean, precision)
+
+    def set_precision(self, precision):
+        super().set_precision(precision)
+        self._diag = None
+
+    def _pdiag(self):
+        if self._diag is None:
+            self._diag = self.precision.diagonal()
+        return self._diag
+
+    def solve(self, g):
+        """``P^-1 g`` (vector, or ``(n_params, r)`` column by column) by PCG."""
+        if g.ndim == 2:
+            return np.column_stack([self.solve(g[:, j]) for j in range(g.shape[1])])
+        M = 1.0 / self._pdiag()
+        pre = LinearOperator(self.precision.shape, matvec=lambda v: M * np.ravel(v), dtype=np.float64)
+        x, _ = cg(self.precision, g, x0=M * g, rtol=self.rtol, atol=0.0, M=pre,
+                  maxiter=10 * self.n_params)
+        return x
+
+    def predictor_variance(self, X):
+        """``sum_j x_ij^2 / P_jj``: the variances of ``diag(P)^-1``."""
+        return np.asarray(squared(X) @ (1.0 / self._pdiag())).ravel()
+
+    def marginal_variance(self):
+        """``1 / P_jj``."""
+        return 1.0 / self._pdiag()
+
+    def logdet_precision(self):
+        """Not available: VI needs ``log det P``, which this family does not factorise."""
+        raise NotImplementedError(
+            "covariance='operator' supports objective='vo' only; use covariance='dual', "
+            "'full' or 'diag' for objective='vi'."
+        )
+
+
+def _columns(X, idx):
+    """Dense columns ``X[:, idx]``."""
+    return _dense(X[:, idx])
+
+
+def _dense(A):
+    return A.toarray() if issparse(A) else np.asarray(A)
+
+
+def _kernel(X, inv, cache):
+    """``K = X diag(inv) X^T``, from the cached ``G`` when ``inv`` is a multiple of
+    the one it was formed with."""
+    if cache.ref is not None and cache.ref.shape == inv.shape:
+        nz = cache.ref > 0
+        if np.array_equal(nz, inv > 0) and nz.any():
+            ratio = inv[nz] / cache.ref[nz]
+            if np.ptp(ratio) <= 1e-13 * ratio[0]:
+                return cache.G * ratio[0]
+    Xs = scale_columns(X, np.sqrt(inv))
+    G = _dense(Xs @ Xs.T)
+    cache.ref, cache.G = inv.copy(), G
+    return G.copy()
+
+
+def make_gram_family(kind, mean, precision):
+    """``DualGaussian`` (``kind="dual"``) or ``OperatorGaussian`` (``"operator"``)."""
+    return (DualGaussian if kind == "dual" else OperatorGaussian)(mean, precision)
+
+
+#: Largest ``n_params`` for which a stream (``partial_fit``) keeps a full
+#: covariance under ``covariance="auto"``: each streaming step factorises it.
+STREAM_FULL_MAX = 4096
+#: Up to this many parameters ``covariance="auto"`` keeps the primal form
+#: whatever the shape: its ``p^3`` is small, and its draws do not depend on the
+#: number of rows (Monte Carlo fits stay invariant to repeating rows).
+SMALL_P = 512
+
+
+def auto_covariance(n_samples, n_params, objective="vo", stream=False):
+    """What ``covariance="auto"`` resolves to.
+
+    - A stream (``n_samples`` unknown): ``"full"`` up to :data:`STREAM_FULL_MAX`
+      parameters, ``"diag"`` beyond.
+    - A fit: ``"full"`` up to :data:`SMALL_P` parameters; beyond, whichever of
+      ``"full"`` (``n p^2 + p^3/3`` operations and ``p^2`` floats per iteration)
+      and ``"dual"`` (``n^2 p + n^3`` and ``n^2``) costs less among those within
+      :data:`MEMORY_BUDGET`; if neither fits, ``"operator"`` for
+      ``objective="vo"`` and ``"diag"`` for ``"vi"`` (which needs ``log det P``).
+    """
+    def fits(k):
+        return 8.0 * k * k <= MEMORY_BUDGET
+
+    if stream or n_samples is None:
+        return "full" if n_params <= STREAM_FULL_MAX and fits(n_params) else "diag"
+    primal = n_samples * n_params**2 + n_params**3 / 3.0
+    dual = n_samples**2 * n_params + float(n_samples) ** 3
+    if fits(n_params) and (n_params <= SMALL_P or primal <= dual or not fits(n_samples)):
+        return "full"
+    if fits(n_samples):
+        return "dual"
+    return "operator" if objective == "vo" else "diag"

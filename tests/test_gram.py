@@ -1,0 +1,184 @@
+"""The Gram forms of the full Gaussian: the dual (Woodbury) family computes what
+the primal one does, to rounding; the operator family reaches the same VO optimum."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from skvan import VANLassoRegressor, VANLogisticRegression
+from skvan.expectations import ClosedForm, GaussHermiteQuadrature
+from skvan.objectives import L1Penalty, L2Penalty, LinearModelObjective, LogisticLoss, SquaredLoss
+from skvan.van import (
+    DualGaussian,
+    FullGaussian,
+    GeometricSchedule,
+    GramPrecision,
+    MeanContraction,
+    OperatorGaussian,
+    VANSolver,
+    auto_covariance,
+)
+
+
+def _precision(rng, n=15, p=40, free=(39,), sparse=False, zero_rows=2):
+    X = rng.randn(n, p)
+    X[:, p - 1] = 1.0  # an intercept column
+    lam = rng.uniform(0.5, 2.0, p)
+    lam[list(free)] = 0.0
+    d = rng.uniform(0.1, 3.0, n)
+    d[:zero_rows] = 0.0
+    mask = np.zeros(p, bool)
+    mask[list(free)] = True
+    X = sp.csr_matrix(X) if sparse else X
+    return GramPrecision(lam, d, X, mask)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("free", [(), (39,), (0, 39)])
+def test_dual_family_equals_the_dense_precision(free, sparse, rng):
+    P = _precision(rng, free=free, sparse=sparse)
+    dense = P.toarray()
+    mean = rng.randn(P.shape[0])
+    dual, full = DualGaussian(mean, P), FullGaussian(mean, dense)
+    g = rng.randn(P.shape[0])
+    np.testing.assert_allclose(P @ g, dense @ g, rtol=1e-12)
+    np.testing.assert_allclose(dual.solve(g), full.solve(g), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(dual.logdet_precision(), full.logdet_precision(), rtol=1e-11)
+    np.testing.assert_allclose(dual.marginal_variance(), full.marginal_variance(), rtol=1e-9)
+    np.testing.assert_allclose(dual.predictor_variance(P.X), full.predictor_variance(P.X), rtol=1e-8)
+    Z = rng.randn(7, P.shape[0])
+    Z = sp.csr_matrix(Z) if sparse else Z
+    np.testing.assert_allclose(dual.predictor_variance(Z), full.predictor_variance(Z), rtol=1e-8)
+    np.testing.assert_allclose(dual.sigma, full.sigma, rtol=1e-8, atol=1e-12)
+    draws = dual.sample(100_000, np.random.RandomState(0))
+    np.testing.assert_allclose(np.cov(draws[:, :5].T), full.sigma[:5, :5], atol=0.02 * np.abs(full.sigma).max())
+
+
+def _logistic_objective(rng, n, p, sparse=False):
+    X = rng.randn(n, p)
+    if sparse:
+        X[rng.rand(n, p) < 0.7] = 0.0
+    X = np.c_[X, np.ones(n)]
+    y = np.where(X[:, :-1] @ rng.randn(p) / np.sqrt(p) + 0.3 * rng.randn(n) > 0, 1.0, -1.0)
+    X = sp.csr_matrix(X) if sparse else X
+    return LinearModelObjective(X, y, LogisticLoss(), rng.uniform(0.5, 2.0, n),
+                                L2Penalty(np.r_[np.full(p, 0.5), 0.0]))
+
+
+def _trajectory(f, family, objective, hessian, max_iter=6):
+    means = []
+    VANSolver(f, GaussHermiteQuadrature(), family, objective=objective, hessian=hessian,
+              schedule=GeometricSchedule(0.5 if objective == "vi" else 1.0,
+                                         1.0 if objective == "vi" else 10.0),
+              stop=MeanContraction(0.0), max_iter=max_iter,
+              callback=lambda s: means.append(s.family.mean.copy())).solve()
+    return np.array(means)
+
+
+@pytest.mark.parametrize("objective", ["vo", "vi"])
+@pytest.mark.parametrize("hessian", ["exact", "gauss_newton"])
+@pytest.mark.parametrize("shape", [(30, 80, False), (30, 80, True), (120, 20, False)],
+                         ids=["wide", "wide-sparse", "tall"])
+def test_dual_iterates_equal_the_primal_ones(objective, hessian, shape, rng):
+    n, p, sparse = shape
+    f = _logistic_objective(rng, n, p, sparse)
+    lam = np.full(p + 1, 2.0)
+    free = np.r_[np.zeros(p, bool), True]
+    primal = _trajectory(f, FullGaussian(np.zeros(p + 1), np.diag(lam)), objective, hessian)
+    dual = _trajectory(f, DualGaussian(np.zeros(p + 1), GramPrecision(lam, np.zeros(n), f.X, free)),
+                       objective, hessian)
+    scale = np.abs(primal).max()
+    np.testing.assert_allclose(dual, primal, rtol=0, atol=1e-9 * scale)
+
+
+def test_dual_lasso_iterates_equal_the_primal_ones(rng):
+    n, p = 25, 60
+    X = np.c_[rng.randn(n, p), np.ones(n)]
+    y = X[:, :5] @ np.array([2.0, -1.0, 0.5, 0.0, 3.0]) + 0.1 * rng.randn(n)
+    f = LinearModelObjective(X, y, SquaredLoss(), penalty=L1Penalty(np.r_[np.full(p, 5.0), 0.0]))
+    lam = np.full(p + 1, 1.0)
+    free = np.r_[np.zeros(p, bool), True]
+    runs = []
+    for family in (FullGaussian(np.zeros(p + 1), np.diag(lam)),
+                   DualGaussian(np.zeros(p + 1), GramPrecision(lam, np.zeros(n), X, free))):
+        means = []
+        VANSolver(f, ClosedForm(), family, schedule=GeometricSchedule(1.0, 2.0), max_iter=15,
+                  stop=MeanContraction(0.0), callback=lambda s: means.append(s.family.mean.copy())).solve()
+        runs.append(np.array(means))
+    np.testing.assert_allclose(runs[1], runs[0], rtol=0, atol=1e-8 * np.abs(runs[0]).max())
+
+
+@pytest.mark.parametrize("objective", ["vo", "vi"])
+def test_dual_estimators_equal_the_full_ones(objective, rng):
+    f = _logistic_objective(rng, 40, 600)
+    X, y = f.X[:, :-1], (f.y > 0).astype(int)
+    full = VANLogisticRegression(covariance="full", objective=objective).fit(X, y)
+    dual = VANLogisticRegression(covariance="dual", objective=objective).fit(X, y)
+    assert dual.covariance_ == "dual" and full.covariance_ == "full"
+    np.testing.assert_array_equal(dual.n_iter_, full.n_iter_)
+    np.testing.assert_allclose(dual.coef_, full.coef_, rtol=1e-7, atol=1e-10 * np.abs(full.coef_).max())
+    np.testing.assert_allclose(dual.sigma_[0], np.diag(full.sigma_[0]), rtol=1e-6)
+    np.testing.assert_allclose(dual.predict_proba(X), full.predict_proba(X), rtol=1e-9)
+    np.testing.assert_allclose(dual.precision_[0].toarray(), full.precision_[0], rtol=1e-8,
+                               atol=1e-10 * np.abs(full.precision_[0]).max())
+
+
+@pytest.mark.parametrize("objective", ["vo", "vi"])
+def test_dual_lasso_equals_the_full_one(objective, rng):
+    n, p = 30, 100
+    X = rng.randn(n, p)
+    y = X[:, :4] @ np.array([3.0, -2.0, 1.0, 2.0]) + 0.5 * rng.randn(n)
+    full = VANLassoRegressor(alpha=0.2, covariance="full", objective=objective).fit(X, y)
+    dual = VANLassoRegressor(alpha=0.2, covariance="dual", objective=objective).fit(X, y)
+    np.testing.assert_allclose(dual.coef_, full.coef_, rtol=1e-7, atol=1e-10)
+    np.testing.assert_array_equal(dual.coef_ == 0, full.coef_ == 0)
+    for a, b in zip(dual.predict(X, return_std=True), full.predict(X, return_std=True)):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_operator_reaches_the_vo_optimum(rng):
+    f = _logistic_objective(rng, 60, 150, sparse=True)
+    X, y = f.X[:, :-1], (f.y > 0).astype(int)
+    full = VANLogisticRegression(covariance="full", tol=1e-8).fit(X, y)
+    op = VANLogisticRegression(covariance="operator", tol=1e-8).fit(X, y)
+    np.testing.assert_allclose(op.coef_, full.coef_, rtol=0, atol=1e-6 * np.abs(full.coef_).max())
+    assert op.sigma_.shape == (1, 150)
+
+
+def test_operator_family_solves_by_conjugate_gradients(rng):
+    P = _precision(rng, free=(), zero_rows=0)
+    op = OperatorGaussian(np.zeros(P.shape[0]), P)
+    g = rng.randn(P.shape[0])
+    np.testing.assert_allclose(P @ op.solve(g), g, rtol=0, atol=1e-5 * np.abs(g).max())
+    np.testing.assert_allclose(op.marginal_variance(), 1.0 / np.diag(P.toarray()), rtol=1e-12)
+
+
+def test_auto_covariance_follows_the_shape():
+    assert auto_covariance(10_000, 50) == "full"
+    assert auto_covariance(200, 5_000) == "dual"
+    assert auto_covariance(20, 300) == "full"
+    assert auto_covariance(50_000, 60_000) == "operator"
+    assert auto_covariance(50_000, 60_000, "vi") == "diag"
+    assert auto_covariance(None, 100, stream=True) == "full"
+    assert auto_covariance(None, 50_000, stream=True) == "diag"
+
+
+def test_wide_fit_never_forms_the_p_by_p_covariance(rng, monkeypatch):
+    """A 300 x 30,000 sparse problem: the full covariance would be 7 GiB; auto
+    picks the dual and nothing of size p x p is allocated."""
+    import tracemalloc
+
+    n, p = 300, 30_000
+    X = sp.random(n, p, density=0.002, random_state=0, format="csr")
+    score = np.asarray(X.sum(axis=1)).ravel()
+    y = (score > np.median(score)).astype(int)
+    tracemalloc.start()
+    clf = VANLogisticRegression(C=10.0).fit(X, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert clf.covariance_ == "dual"
+    assert peak < 200 * 2**20  # well below one 30,000 x 30,000 matrix (7.2 GB)
+    assert clf.sigma_.shape == (1, p) and np.all(clf.sigma_ > 0)
+    assert clf.predict_proba(X[:5]).shape == (5, 2)
+    with pytest.raises(MemoryError, match="budget"):
+        clf.precision_[0].toarray()
