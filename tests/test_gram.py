@@ -155,17 +155,23 @@ def test_operator_family_solves_by_conjugate_gradients(rng):
 
 def test_auto_covariance_follows_the_shape():
     assert auto_covariance(10_000, 50) == "full"
-    assert auto_covariance(200, 5_000) == "dual"
     assert auto_covariance(20, 300) == "full"
+    assert auto_covariance(100, 2_000, "vi") == "dual"
+    assert auto_covariance(2_000, 5_000, "vo") == "operator"  # cheaper than n^3 per step
+    assert auto_covariance(2_000, 5_000, "vi") == "dual"  # VI needs log det P
+    assert auto_covariance(20_000, 1_000) == "operator"
+    assert auto_covariance(20_000, 1_000, "vi") == "full"
     assert auto_covariance(50_000, 60_000) == "operator"
     assert auto_covariance(50_000, 60_000, "vi") == "diag"
+    assert auto_covariance(20_000, 50_000, nnz=1_400_000) == "operator"
     assert auto_covariance(None, 100, stream=True) == "full"
     assert auto_covariance(None, 50_000, stream=True) == "diag"
 
 
-def test_wide_fit_never_forms_the_p_by_p_covariance(rng, monkeypatch):
+@pytest.mark.parametrize("objective, form", [("vo", "operator"), ("vi", "dual")])
+def test_wide_fit_never_forms_the_p_by_p_covariance(objective, form):
     """A 300 x 30,000 sparse problem: the full covariance would be 7 GiB; auto
-    picks the dual and nothing of size p x p is allocated."""
+    picks a Gram form and nothing of size p x p is allocated."""
     import tracemalloc
 
     n, p = 300, 30_000
@@ -173,10 +179,10 @@ def test_wide_fit_never_forms_the_p_by_p_covariance(rng, monkeypatch):
     score = np.asarray(X.sum(axis=1)).ravel()
     y = (score > np.median(score)).astype(int)
     tracemalloc.start()
-    clf = VANLogisticRegression(C=10.0).fit(X, y)
+    clf = VANLogisticRegression(C=10.0, objective=objective).fit(X, y)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert clf.covariance_ == "dual"
+    assert clf.covariance_ == form
     assert peak < 200 * 2**20  # well below one 30,000 x 30,000 matrix (7.2 GB)
     assert clf.sigma_.shape == (1, p) and np.all(clf.sigma_ > 0)
     assert clf.predict_proba(X[:5]).shape == (5, 2)

@@ -190,7 +190,7 @@ class ActiveVANClassifier(_GaussianLogisticModel, ClassifierMixin, VANLinearMode
         X, y = validate_data(self, X, y, **CHECK_X)
         self.classes_ = self._validate_targets(y)
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        self._resolve_covariance(None, X.shape[1] + int(self.fit_intercept), stream=True)
+        self._resolve_covariance(X, stream=True)
         self._start_stream()
         # One stream of random numbers for the strategy's ties and the steps' draws.
         self._stream_rng = check_random_state(self.random_state)

@@ -19,7 +19,7 @@ def assemble_linear(objective, family, per_sample, hessian="exact"):
     keeps: a matrix, its diagonal, or its parts) plus the separable penalty's
     closed-form expectations."""
     e0, e1, e2 = per_sample
-    p0, p1, p2 = objective.penalty.expectation(family.mean, family.marginal_variance(), hessian)
+    p0, p1, p2 = objective.penalty.expectation_under(family, family.mean, hessian)
     value = float(np.dot(objective.weights, e0)) + p0
     gradient = objective.data_gradient(e1) + p1
     C = family.data_curvature(objective, e2)
@@ -111,5 +111,5 @@ class LinearPredictorExpectation(ExpectationEstimator):
 
     def value(self, objective, family, mean, hessian=None):
         e0 = self._raw_at(objective, family, mean, hessian or "value")[0]
-        penalty = objective.penalty.expectation(mean, family.marginal_variance())[0]
+        penalty = objective.penalty.expectation_under(family, mean)[0]
         return float(np.dot(objective.weights, e0)) + penalty

@@ -45,7 +45,7 @@ class ClosedForm(LinearPredictorExpectation):
         if not isinstance(objective, QuadraticObjective):
             return super().__call__(objective, family, hessian, random_state)
         mean, penalty = family.mean, objective.penalty
-        p0, p1, p2 = penalty.expectation(mean, family.marginal_variance(), hessian)
+        p0, p1, p2 = penalty.expectation_under(family, mean, hessian)
         value = objective.smooth_value(mean) + 0.5 * self._trace_term(objective, family) + p0
         gradient = objective.G @ mean - objective.b + p1
         C = np.diag(objective.G) if family.diagonal else objective.G.copy()
@@ -54,5 +54,5 @@ class ClosedForm(LinearPredictorExpectation):
     def value(self, objective, family, mean, hessian=None):
         if not isinstance(objective, QuadraticObjective):
             return super().value(objective, family, mean, hessian)
-        penalty = objective.penalty.expectation(mean, family.marginal_variance())[0]
+        penalty = objective.penalty.expectation_under(family, mean)[0]
         return objective.smooth_value(mean) + 0.5 * self._trace_term(objective, family) + penalty

@@ -12,16 +12,16 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .._compat import Interval, StrOptions
-from .._data import as_design
+from .._data import as_design, issparse
 from ..expectations import make_expectation
 from ..van import (
     FullStep,
     GeometricSchedule,
-    GramPrecision,
     MeanContraction,
     Minibatches,
     VANSolver,
     auto_covariance,
+    family_from_parts,
     make_family,
     make_gram_family,
     unit_predictor_precision,
@@ -87,12 +87,15 @@ class VANLinearModel(BaseEstimator):
         (CSR if sparse)."""
         return as_design(X, self.fit_intercept)
 
-    def _resolve_covariance(self, n_samples, n_params, stream=False):
-        """Set ``covariance_``: ``covariance``, or what "auto" picks
+    def _resolve_covariance(self, X, stream=False):
+        """Set ``covariance_``: ``covariance``, or what "auto" picks for ``X``
         (:func:`~skvan.van.auto_covariance`); the Gram forms need all the rows at once."""
         objective = getattr(self, "objective", "vo")
+        n_samples, n_params = X.shape[0], X.shape[1] + int(self.fit_intercept)
         if self.covariance == "auto":
-            self.covariance_ = auto_covariance(n_samples, n_params, objective, stream)
+            nnz = X.nnz + n_samples * int(self.fit_intercept) if issparse(X) else None
+            self.covariance_ = auto_covariance(None if stream else n_samples, n_params,
+                                               objective, stream, nnz)
         elif stream and self.covariance in GRAM:
             raise ValueError(
                 f"covariance={self.covariance!r} writes the precision through the training "
@@ -125,13 +128,14 @@ class VANLinearModel(BaseEstimator):
         names. Unpenalised coordinates are the Gram forms' free ones."""
         if mean is None:
             mean = np.zeros(f.n_params)
-        kind = self.covariance_
-        if kind in GRAM:
-            lam = unit_predictor_precision(f.X, f.sample_weight, "diag")
-            free = np.broadcast_to(getattr(f.penalty, "strength", 0.0) == 0, lam.shape)
-            precision = GramPrecision(lam, np.zeros(f.X.shape[0]), f.X, free)
-            return make_gram_family(kind, mean, precision)
-        return make_family(kind, mean, unit_predictor_precision(f.X, f.sample_weight, kind))
+        lam = unit_predictor_precision(f.X, f.sample_weight, "diag")
+        return family_from_parts(self.covariance_, mean, lam, np.zeros(f.X.shape[0]), f.X,
+                                 self._free(f))
+
+    @staticmethod
+    def _free(f):
+        """The unpenalised coordinates of ``f`` (the intercept)."""
+        return np.broadcast_to(getattr(f.penalty, "strength", 0.0) == 0, (f.n_params,))
 
     def _prior_family(self, n_params, variance):
         """``N(0, variance I)``: where a stream starts."""
@@ -153,11 +157,14 @@ class VANLinearModel(BaseEstimator):
             growth = 1.0 if constant else self._auto_growth
         return GeometricSchedule(self.beta, growth)
 
-    def _solve(self, f, family, random_state, objective=None, step=None, stop=None):
+    def _solve(self, f, family, random_state, objective=None, step=None, stop=None,
+               schedule=None):
         """Fit ``family`` to ``f`` with the shared solver (the estimator's schedule,
-        batches and tolerance); warn if the full-batch run did not converge."""
+        batches and tolerance unless given); warn if the full-batch run did not
+        converge."""
         objective = self.objective if objective is None else objective
-        schedule = self._schedule(getattr(f, "n_samples", None), objective)
+        if schedule is None:
+            schedule = self._schedule(getattr(f, "n_samples", None), objective)
         solver = VANSolver(
             f, make_expectation(self.expectation, self.n_mc_samples), family,
             objective=objective,
@@ -181,7 +188,7 @@ class VANLinearModel(BaseEstimator):
         if self.covariance_ == "diag":
             tips.append("use covariance='full' (the diagonal family zig-zags on "
                         "correlated features)")
-        if schedule.growth == 1.0:
+        if schedule.growth == 1.0 and (getattr(self, "objective", "vo") == "vo" or schedule.beta < 1):
             tips.append("use a growing schedule (beta_growth > 1)")
         if self.expectation == "mc":
             tips.append("use deterministic expectations or a larger n_mc_samples (Monte "

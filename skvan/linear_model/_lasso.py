@@ -17,8 +17,17 @@ from ..objectives import (
     LinearModelObjective,
     QuadraticObjective,
     SquaredLoss,
+    kkt_excess,
 )
-from ..van import BetaBacktrack, GeometricSchedule, MeanContraction, ObjectiveDecrease
+from ..van import (
+    BetaBacktrack,
+    GeometricSchedule,
+    MeanContraction,
+    ObjectiveDecrease,
+    family_from_parts,
+    solve_on_working_sets,
+    unit_predictor_precision,
+)
 from ._base import CHECK_X, GRAM, VANLinearModel
 
 #: beta_growth="auto" for full-batch VO: slower than the classifier's 100, since
@@ -28,6 +37,10 @@ from ._base import CHECK_X, GRAM, VANLinearModel
 #: 2). Chosen over 15 problems by `python benchmarks/bench_lasso.py --growth`
 #: (benchmarks/RESULTS.md).
 AUTO_GROWTH_LASSO = 2.0
+
+#: Columns of the first working set of a wide fit (the most correlated with the
+#: residual); each round then at most doubles it with the worst KKT violators.
+WORKING_SET_START = 32
 
 
 class VANLassoRegressor(RegressorMixin, VANLinearModel):
@@ -314,15 +327,20 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         rng = check_random_state(self.random_state)
         warm = self.warm_start and hasattr(self, "coef_") and len(np.atleast_1d(self.coef_)) == X.shape[1]
         start = self._means()[0] if warm else None
-        self._resolve_covariance(X.shape[0], X.shape[1] + int(self.fit_intercept))
+        self._resolve_covariance(X)
         design = self._objective(X, y, sample_weight)
         column_scale = design.column_scale()
         linear = design.reparametrised(column_scale)
         # The Gram forms work through the rows; the others through X^T W X.
         least_squares = linear if self.covariance_ in GRAM else QuadraticObjective.from_linear(linear)
         f = least_squares if self._full_batch_exact(X.shape[0]) else linear
-        family = self._initial_family(linear, None if start is None else start * column_scale)
-        coef, self.n_iter_, self.n_corrections_ = self._solve_support(f, least_squares, family, rng)
+        start = None if start is None else start * column_scale
+        if self._full_batch_exact(X.shape[0]) and linear.n_params > X.shape[0]:
+            coef, family, self.n_iter_, self.n_corrections_ = self._solve_wide(linear, start, rng)
+        else:
+            family = self._initial_family(linear, start)
+            coef, result, self.n_corrections_ = self._solve_support(f, least_squares, family, rng)
+            self.n_iter_ = result.n_iter
         family.mean = coef
         self.noise_variance_ = self._noise_variance(least_squares, coef, sample_weight)
         total = float(np.sum(sample_weight))
@@ -336,16 +354,17 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         self._set_attributes(family, column_scale, design.X)
         return self
 
-    def _solve_support(self, f, quadratic, family, rng):
+    def _solve_support(self, f, quadratic, family, rng, schedule=None):
         """VO from ``family`` until the support read off ``q`` passes the KKT check
         (:class:`~skvan.objectives.LassoCertificate`), then the certified values;
-        returns ``(coef, n_iter, n_corrections)``. With deterministic expectations on
+        returns ``(coef, result, n_corrections)``. With deterministic expectations on
         the full data each step is the whole-step backtrack with memory (its
         docstring says why)."""
         certificate = LassoCertificate(quadratic, MeanContraction(self.tol))
         checkable = self.expectation != "mc" and not self._stochastic(getattr(f, "n_samples", None))
         step = BetaBacktrack(ObjectiveDecrease(), memory=True) if checkable else None
-        result = self._solve(f, family, rng, objective="vo", step=step, stop=certificate)
+        result = self._solve(f, family, rng, objective="vo", step=step, stop=certificate,
+                             schedule=schedule)
         coef, n_corrections, ok = certificate.finish(family, result.converged)
         if not ok:
             warn_user(
@@ -354,7 +373,45 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
                 "of q. Increase max_iter.",
                 ConvergenceWarning,
             )
-        return coef, result.n_iter, n_corrections
+        return coef, result, n_corrections
+
+    def _solve_wide(self, linear, start, rng):
+        """VO on working sets of columns (:func:`~skvan.van.solve_on_working_sets`):
+        with more parameters than rows. Each set is solved by VAN on its own
+        ``X_W^T W X_W`` with the certificate; the rest is certified by the KKT check
+        on all columns. Returns ``(coef, family, n_iter, n_corrections)``; the
+        family is ``q`` over all columns in the form ``covariance_``, with the
+        data's curvature accumulated by the last run and the L1 curvature of its
+        set (coordinates never in a set keep their starting ``lam``)."""
+        strength = linear.penalty.strength
+        free = strength == 0
+        w = np.zeros(linear.n_params) if start is None else start
+        ratio = np.abs(linear.smooth_gradient(w)) / np.where(free, np.inf, strength)
+        first = np.union1d(np.argsort(-ratio, kind="stable")[:WORKING_SET_START],
+                           np.flatnonzero(free | (w != 0)))
+        runs = []
+
+        def solve_on(columns, mean):
+            quad = QuadraticObjective.from_linear(linear.restricted(columns))
+            lam = unit_predictor_precision(linear.X[:, columns], linear.sample_weight, "diag")
+            family = family_from_parts("full", mean, lam, np.zeros(0), np.zeros((0, lam.size)))
+            # A new q each round (so P_W = diag(lam) + c G_W), from the last round's
+            # mean and step size: the support is mostly known, q need not explore.
+            beta = self.beta
+            schedule = GeometricSchedule(beta, self._schedule(None, "vo").growth)
+            coef, result, n_corrections = self._solve_support(quad, quad, family, rng, schedule)
+            runs.append((columns, lam, quad, family, result))
+            return coef, (result.n_iter, n_corrections)
+
+        coef, columns, infos, _ = solve_on_working_sets(
+            lambda w: kkt_excess(linear, w), solve_on, first, linear.n_params)
+        columns, lam_w, quad, inner, result = runs[-1]
+        # P_W = diag(lam_W) + c G_W with c the sum of the accepted betas (VO: keep = 1).
+        c = float(sum(h["beta"] for h in result.history))
+        lam = unit_predictor_precision(linear.X, linear.sample_weight, "diag")
+        lam[columns] = np.maximum(np.diag(inner.precision) - c * np.diag(quad.G), lam_w)
+        family = family_from_parts(self.covariance_, coef, lam, c * linear.weights, linear.X, free)
+        return coef, family, sum(i[0] for i in infos), sum(i[1] for i in infos)
 
     @staticmethod
     def _noise_floor(quadratic, total_weight):
@@ -406,7 +463,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         f = self._objective(X, y, sample_weight)
         if first:
-            self._resolve_covariance(None, f.n_params, stream=True)
+            self._resolve_covariance(X, stream=True)
             family = self._initial_family(f)
             self._start_stream(0.0, 0.0)
             self.n_iter_, self.n_corrections_ = 0, 0

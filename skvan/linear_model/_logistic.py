@@ -69,7 +69,7 @@ class _GaussianLogisticModel:
             self.classes_ = self._validate_targets(y, np.unique(classes))
             if len(self.classes_) < 2:
                 raise ValueError("classes must contain at least 2 labels.")
-            self._resolve_covariance(None, X.shape[1] + int(self.fit_intercept), stream=True)
+            self._resolve_covariance(X, stream=True)
             self._start_stream()
         else:
             self._validate_targets(y, self.classes_)
@@ -452,7 +452,7 @@ class VANLogisticRegression(_GaussianLogisticModel, ClassifierMixin, VANLinearMo
         self.classes_ = self._validate_targets(y)
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         rng = check_random_state(self.random_state)
-        self._resolve_covariance(X.shape[0], X.shape[1] + int(self.fit_intercept))
+        self._resolve_covariance(X)
         objectives, column_scale, design = self._objectives(X, y, sample_weight)
         families, n_iter = [], []
         for k, f in enumerate(objectives):

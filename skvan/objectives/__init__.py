@@ -12,7 +12,7 @@ from ._linear import LinearModelObjective
 from ._losses import LogisticLoss, SquaredLoss
 from ._penalties import L1Penalty, L2Penalty, NoPenalty
 from ._quadratic import QuadraticObjective
-from ._sparse import LassoCertificate, kkt_finish, support_from_q
+from ._sparse import LassoCertificate, kkt_excess, kkt_finish, support_from_q
 
 __all__ = [
     "FunctionObjective",
@@ -25,6 +25,7 @@ __all__ = [
     "Objective",
     "QuadraticObjective",
     "SquaredLoss",
+    "kkt_excess",
     "kkt_finish",
     "support_from_q",
 ]

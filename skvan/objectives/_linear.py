@@ -85,6 +85,11 @@ class LinearModelObjective(Objective):
                              multiplier=self.multiplier * self.n_samples / len(indices),
                              rows=indices if self.rows is None else self.rows[indices])
 
+    def restricted(self, columns):
+        """``f`` as a function of ``theta[columns]`` alone, the other coordinates
+        held at 0 (a working set)."""
+        return self._replace(X=self.X[:, columns], penalty=self.penalty.restricted(columns))
+
     def multiplied(self, factor):
         """Return ``factor * f`` (for instance ``f / sigma^2``, a negative log joint)."""
         return self._replace(penalty=self.penalty.multiplied(factor),

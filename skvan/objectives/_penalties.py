@@ -45,6 +45,10 @@ class NoPenalty:
         """Return ``(0, 0, 0)``."""
         return 0.0, 0.0, 0.0
 
+    def expectation_under(self, family, mean, hessian="exact"):
+        """Return ``(0, 0, 0)``."""
+        return 0.0, 0.0, 0.0
+
     def add_curvature(self, C, curvature):
         """Return ``C`` unchanged."""
         return C
@@ -54,6 +58,10 @@ class NoPenalty:
         return self
 
     def reparametrised(self, column_scale):
+        """Return ``self``."""
+        return self
+
+    def restricted(self, columns):
         """Return ``self``."""
         return self
 
@@ -71,6 +79,14 @@ class _SeparablePenalty:
     def reparametrised(self, column_scale):
         """The penalty of ``theta' = column_scale * theta``: ``g(theta' / column_scale)``."""
         return type(self)(self.strength / column_scale**self.degree)
+
+    def restricted(self, columns):
+        """The penalty on ``theta[columns]``."""
+        return type(self)(self.strength[columns])
+
+    def expectation_under(self, family, mean, hessian="exact"):
+        """:meth:`expectation` under ``family``'s covariance, centred at ``mean``."""
+        return self.expectation(mean, family.marginal_variance(), hessian)
 
     @staticmethod
     def add_curvature(C, curvature):
@@ -118,6 +134,12 @@ class L2Penalty(_SeparablePenalty):
         """Return ``E[g], E[grad g], E[diag hess g]`` for ``theta_j ~ N(mean_j, var_j)``
         (the curvature is the same for ``"exact"`` and ``"gauss_newton"``)."""
         value = 0.5 * float(np.dot(self.strength, mean**2 + var))
+        return value, self.strength * mean, self.strength.copy()
+
+    def expectation_under(self, family, mean, hessian="exact"):
+        """:meth:`expectation` under ``family``: only ``sum_j lambda_j Sigma_jj`` is needed
+        (``family.weighted_trace``), not every marginal variance."""
+        value = 0.5 * (float(np.dot(self.strength, mean**2)) + family.weighted_trace(self.strength))
         return value, self.strength * mean, self.strength.copy()
 
 

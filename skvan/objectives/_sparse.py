@@ -74,6 +74,23 @@ def _solve_on_support(objective, b, strength, support, signs):
     return w
 
 
+def _kkt_tolerance(objective, rtol):
+    """Per coordinate: ``|(G w - b)_j|`` is at most ``||x_j|| ||y|| = sqrt(G_jj 2c)``
+    at ``w = 0``; the tolerance is ``rtol`` times the larger of that and ``lambda_j``."""
+    scale = np.sqrt(np.clip(objective.gram_diagonal(), 0, None) * max(2 * objective.c, 0))
+    return rtol * np.maximum(objective.penalty.strength, scale)
+
+
+def kkt_excess(objective, w, rtol=1e-9):
+    """How much each coordinate at zero violates the Lasso's optimality at ``w``:
+    ``|(X^T W (X w - y))_j| - lambda_j`` beyond the tolerance of :func:`kkt_finish`
+    (positive: a violation; coordinates with ``w_j != 0`` get ``-inf``)."""
+    excess = np.abs(objective.smooth_gradient(w)) - objective.penalty.strength
+    excess -= _kkt_tolerance(objective, rtol)
+    excess[w != 0] = -np.inf
+    return excess
+
+
 def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
                max_corrections=None):
     """Exact minimiser of an L1-penalised :class:`QuadraticObjective` from ``q``.
@@ -115,9 +132,7 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
     free = strength == 0
     if max_corrections is None:
         max_corrections = len(b)
-    # Per coordinate: |(G w - b)_j| is at most ||x_j|| ||y|| = sqrt(G_jj 2c) at w = 0.
-    atol = rtol * np.maximum(strength, np.sqrt(np.clip(objective.gram_diagonal(), 0, None)
-                                               * max(2 * objective.c, 0)))
+    atol = _kkt_tolerance(objective, rtol)
     support = support_from_q(mean, variance, strength, eps, slack)
     signs = np.sign(mean)
     for n_corrections in range(max_corrections + 1):

@@ -9,6 +9,7 @@ from ._gram import (
     OperatorGaussian,
     RowCurvature,
     auto_covariance,
+    family_from_parts,
     make_gram_family,
 )
 from ._schedule import BETA_MAX, VI, VO, GeometricSchedule, Rates, variational_objective
@@ -22,6 +23,7 @@ from ._steps import (
     default_step,
 )
 from ._stopping import MeanContraction
+from ._working_set import solve_on_working_sets
 
 __all__ = [
     "BETA_MAX",
@@ -49,8 +51,10 @@ __all__ = [
     "VANSolver",
     "auto_covariance",
     "default_step",
+    "family_from_parts",
     "make_family",
     "make_gram_family",
+    "solve_on_working_sets",
     "unit_predictor_precision",
     "variational_objective",
     "warn_unconverged",

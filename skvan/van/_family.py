@@ -107,17 +107,31 @@ class FullGaussian(_Gaussian):
         """Compute the covariance the fitted attributes read (cached)."""
         _ = self.sigma
 
+    def _inverse_factor(self):
+        """``L^-1`` (``P = L L^T``), computed once per precision (LAPACK trtri)."""
+        if self._chol_inv is None:
+            inv, info = lapack.dtrtri(self._chol[0], lower=1)
+            if info != 0:
+                inv = linalg.solve_triangular(self._chol[0], np.eye(self.n_params), lower=True,
+                                              check_finite=False)
+            self._chol_inv = np.tril(inv)
+        return self._chol_inv
+
     def marginal_variance(self):
-        """Diagonal of the covariance."""
-        return np.diag(self.sigma).copy()
+        """Diagonal of the covariance: the squared column norms of ``L^-1``."""
+        if self._cov is not None:
+            return np.diag(self._cov).copy()
+        Linv = self._inverse_factor()
+        return np.einsum("ij,ij->j", Linv, Linv)
+
+    def weighted_trace(self, w):
+        """``sum_j w_j Sigma_jj``."""
+        return float(np.dot(w, self.marginal_variance()))
 
     def predictor_variance(self, X):
         """``x_i^T Sigma x_i = ||L^-1 x_i||^2`` for each row of ``X`` (``P = L L^T``),
         by a triangular product in row blocks."""
-        if self._chol_inv is None:
-            self._chol_inv = linalg.solve_triangular(
-                self._chol[0], np.eye(self.n_params), lower=True, check_finite=False
-            )
+        self._inverse_factor()
         v = np.empty(X.shape[0])
         for rows in row_blocks(X.shape[0], X.shape[1]):
             if issparse(X):
@@ -130,6 +144,8 @@ class FullGaussian(_Gaussian):
     def solve(self, g):
         """Return ``precision^-1 g``."""
         return linalg.cho_solve(self._chol, g, check_finite=False)
+
+    solve_step = solve
 
     def scale_noise(self, Z):
         """Rows ``A z`` with ``A = L^-T`` (``precision = L L^T``): standard normal rows
@@ -215,12 +231,19 @@ class DiagonalGaussian(_Gaussian):
         """The variances ``1 / s``."""
         return 1.0 / self.precision
 
+    def weighted_trace(self, w):
+        """``sum_j w_j / s_j``."""
+        return float(np.dot(w, 1.0 / self.precision))
+
     def predictor_variance(self, X):
         """``sum_d x_id^2 / s_d`` for each row of ``X``."""
         return np.asarray(squared(X) @ (1.0 / self.precision)).ravel()
 
     def solve(self, g):
+        """Return ``g / s``."""
         return g / self.precision
+
+    solve_step = solve
 
     def scale_noise(self, Z):
         """Rows ``z / sqrt(s)``: standard normal rows become draws of ``theta - mean``."""

@@ -35,6 +35,7 @@ data's share back would leave their variances at the mercy of cancellation.
 import numpy as np
 import scipy.sparse as sp
 from scipy import linalg
+from scipy.linalg import lapack
 from scipy.sparse.linalg import LinearOperator, cg
 
 from .._blocks import row_blocks
@@ -49,8 +50,13 @@ _SMALL_LEVERAGE = 1e-2
 #: A coordinate whose ``lam`` is below this times its data curvature is
 #: eliminated exactly (free) by the dual (module docstring).
 FREE_RATIO = 1e-6
-#: Relative residual of the conjugate-gradient solves of :class:`OperatorGaussian`.
-CG_RTOL = 1e-6
+#: Relative residual of :class:`OperatorGaussian`'s conjugate-gradient solves:
+#: ``STEP_RTOL`` for mean steps (an inexact Newton step, the forcing term of
+#: liblinear's trust-region Newton: the fixed point is unchanged, and on the
+#: wide benchmarks 1e-1 took a third of the matrix products of 1e-6 for the same
+#: optimum), ``CG_RTOL`` for everything else (draws, ``sigma``).
+STEP_RTOL = 1e-1
+CG_RTOL = 1e-8
 _EIG_FLOOR = 1e-12
 
 
@@ -81,13 +87,20 @@ class RowCurvature:
 
 
 class _Cache:
-    """``G = X diag(1/ref) X^T`` for one design, kept across updates: when the
-    new ``lam`` is a multiple ``c`` of ``ref`` (a VO logistic fit: prior and
-    start both isotropic), ``K = G / c`` costs ``n^2`` instead of ``n^2 p``."""
+    """What one design shares across updates: ``X^2``, and ``G = X diag(ref) X^T``
+    (``ref = 1/lam`` when it was formed): when the new ``1/lam`` is a multiple
+    ``c`` of ``ref`` (a VO logistic fit: prior and start both isotropic),
+    ``K = c G`` costs ``n^2`` instead of ``n^2 p``."""
 
     def __init__(self):
         self.ref = None
         self.G = None
+        self.X_squared = None
+
+    def squared(self, X):
+        if self.X_squared is None:
+            self.X_squared = squared(X)
+        return self.X_squared
 
 
 class GramPrecision(LinearOperator):
@@ -127,9 +140,13 @@ class GramPrecision(LinearOperator):
     def _adjoint(self):
         return self
 
+    def data_diagonal(self):
+        """``diag(X^T diag(d) X) = (X^2)^T d``."""
+        return np.asarray(self._cache.squared(self.X).T @ self.d).ravel()
+
     def diagonal(self):
         """``diag(P) = lam + (X^2)^T d``."""
-        return self.lam + np.asarray(squared(self.X).T @ self.d).ravel()
+        return self.lam + self.data_diagonal()
 
     def updated(self, curvature, beta, keep):
         """``keep P + beta C`` for a :class:`RowCurvature` ``C`` on the same design."""
@@ -183,6 +200,10 @@ class _GramFamily:
         self.version = getattr(self, "version", -1) + 1
         self._marginal = None
 
+    def solve_step(self, g):
+        """``P^-1 g`` for a mean step."""
+        return self.solve(g)
+
     def data_curvature(self, objective, raw):
         """The data term's curvature ``X^T diag(w raw) X`` as a :class:`RowCurvature`."""
         return RowCurvature(objective.weights * raw, rows=getattr(objective, "rows", None))
@@ -234,7 +255,7 @@ class DualGaussian(_GramFamily):
         if P._factors is not None:
             return P._factors
         _check_budget(P.X.shape[0] ** 2, "the dual system (n_samples^2)")
-        free = P.free | (P.lam < FREE_RATIO * np.asarray(squared(P.X).T @ P.d).ravel())
+        free = P.free | (P.lam < FREE_RATIO * P.data_diagonal())
         lam_a = np.where(free, 0.0, P.lam)
         floor = _EIG_FLOOR * max(float(np.max(lam_a, initial=0.0)), np.finfo(float).tiny)
         lam_a = np.maximum(lam_a, floor)[~free]
@@ -297,13 +318,22 @@ class DualGaussian(_GramFamily):
             v = v + np.einsum("ij,ij->i", R, linalg.cho_solve(f["Sc"], R.T, check_finite=False).T)
         return v
 
+    def _inverse_factor(self, f):
+        """``L^-1`` and ``diag(B^-1)`` (its column norms), computed once per precision."""
+        if "Linv" not in f:
+            Linv, info = lapack.dtrtri(f["L"], lower=1)
+            if info != 0:
+                Linv = linalg.solve_triangular(f["L"], np.eye(len(f["s"])), lower=True,
+                                               check_finite=False)
+            f["Linv"], f["binv"] = Linv, np.einsum("ij,ij->j", Linv, Linv)
+        return f["Linv"], f["binv"]
+
     def _training_variance(self, f):
         """The design's own rows: ``(1 - (B^-1)_ii) / d_i``, or ``K_ii - ||L^-1 s K e_i||^2``
         where ``d_i K_ii`` is small (no cancellation either way)."""
         d, K = self.precision.d, f["K"]
         Kd = np.diag(K).copy()
-        Linv = linalg.solve_triangular(f["L"], np.eye(len(d)), lower=True, check_finite=False)
-        binv = np.einsum("ij,ij->j", Linv, Linv)
+        Linv, binv = self._inverse_factor(f)
         small = d * Kd < _SMALL_LEVERAGE
         v = np.empty_like(Kd)
         v[~small] = (1.0 - binv[~small]) / d[~small]
@@ -319,6 +349,27 @@ class DualGaussian(_GramFamily):
         T = linalg.solve_triangular(f["L"], T, lower=True, check_finite=False)
         prior = np.asarray(Zi.multiply(Z).sum(axis=1)).ravel() if issparse(Z) else np.einsum("ij,ij->i", Zi, Z)
         return np.maximum(prior - np.einsum("ij,ij->j", T, T), 0.0)
+
+    def weighted_trace(self, w):
+        """``sum_j w_j Sigma_jj``. When ``w / lam`` is the same on every penalised
+        coordinate (``c``), ``X diag(w / lam^2) X^T = c K`` and the sum is
+        ``sum w / lam - c (n - tr B^-1) + (free coordinates' part)``: ``O(n^2)`` on top
+        of the factorisation instead of the ``O(n^2 p)`` marginal variances."""
+        if self._marginal is not None:
+            return float(np.dot(w, self._marginal))
+        f = self._setup()
+        a = f["inv"] > 0
+        ratio = np.broadcast_to(w, a.shape)[a] * f["inv"][a]
+        if not a.any() or np.ptp(ratio) > 1e-13 * np.max(np.abs(ratio)):
+            return float(np.dot(w, self.marginal_variance()))
+        _, binv = self._inverse_factor(f)
+        w = np.broadcast_to(w, a.shape)
+        out = float(np.sum(w[a] * f["inv"][a])) - ratio[0] * (len(binv) - float(np.sum(binv)))
+        if f["b"].size:
+            Sc_inv = linalg.cho_solve(f["Sc"], np.eye(f["b"].size), check_finite=False)
+            out += float(np.einsum("i,ij,jk,ik->", w, f["W"], Sc_inv, f["W"]))
+            out += float(np.dot(w[f["b"]], np.diag(Sc_inv)))
+        return out
 
     def marginal_variance(self):
         """Diagonal of ``P^-1`` (``O(n^2 p)``, in column blocks; never ``p x p``)."""
@@ -350,13 +401,7 @@ class OperatorGaussian(_GramFamily):
     ----------
     mean : ndarray of shape (n_params,)
     precision : GramPrecision
-    rtol : float, default=CG_RTOL
-        Relative residual of each solve.
     """
-
-    def __init__(self, mean, precision, rtol=CG_RTOL):
-        self.rtol = rtol
-        super().__init__(mean, precision)
 
     def set_precision(self, precision):
         super().set_precision(precision)
@@ -367,23 +412,33 @@ class OperatorGaussian(_GramFamily):
             self._diag = self.precision.diagonal()
         return self._diag
 
-    def solve(self, g):
-        """``P^-1 g`` (vector, or ``(n_params, r)`` column by column) by PCG."""
+    def solve(self, g, rtol=None):
+        """``P^-1 g`` (vector, or ``(n_params, r)`` column by column) by PCG to a
+        relative residual ``rtol`` (None: :data:`CG_RTOL`)."""
         if g.ndim == 2:
-            return np.column_stack([self.solve(g[:, j]) for j in range(g.shape[1])])
+            return np.column_stack([self.solve(g[:, j], rtol) for j in range(g.shape[1])])
         M = 1.0 / self._pdiag()
         pre = LinearOperator(self.precision.shape, matvec=lambda v: M * np.ravel(v), dtype=np.float64)
-        x, _ = cg(self.precision, g, x0=M * g, rtol=self.rtol, atol=0.0, M=pre,
-                  maxiter=10 * self.n_params)
+        x, _ = cg(self.precision, g, x0=M * g, rtol=CG_RTOL if rtol is None else rtol, atol=0.0,
+                  M=pre, maxiter=10 * self.n_params)
         return x
+
+    def solve_step(self, g):
+        """``P^-1 g`` for a mean step, to :data:`STEP_RTOL` (inexact Newton)."""
+        return self.solve(g, STEP_RTOL)
 
     def predictor_variance(self, X):
         """``sum_j x_ij^2 / P_jj``: the variances of ``diag(P)^-1``."""
-        return np.asarray(squared(X) @ (1.0 / self._pdiag())).ravel()
+        X2 = self.precision._cache.squared(X) if X is self.precision.X else squared(X)
+        return np.asarray(X2 @ (1.0 / self._pdiag())).ravel()
 
     def marginal_variance(self):
         """``1 / P_jj``."""
         return 1.0 / self._pdiag()
+
+    def weighted_trace(self, w):
+        """``sum_j w_j / P_jj``."""
+        return float(np.dot(w, 1.0 / self._pdiag()))
 
     def logdet_precision(self):
         """Not available: VI needs ``log det P``, which this family does not factorise."""
@@ -431,26 +486,60 @@ STREAM_FULL_MAX = 4096
 SMALL_P = 512
 
 
-def auto_covariance(n_samples, n_params, objective="vo", stream=False):
+#: Cost of one operator iteration per stored entry of ``X``: about 7 conjugate-
+#: gradient steps of two products each at :data:`STEP_RTOL`, plus the passes
+#: of the expectations, weighed against the BLAS-3 work of the factorised forms
+#: (calibrated on benchmarks/bench_wide.py: 2,000 x 5,000 dense, 57 ms per
+#: operator iteration against 390 ms per dual one).
+OPERATOR_COST = 60.0
+
+
+def auto_covariance(n_samples, n_params, objective="vo", stream=False, nnz=None):
     """What ``covariance="auto"`` resolves to.
 
     - A stream (``n_samples`` unknown): ``"full"`` up to :data:`STREAM_FULL_MAX`
       parameters, ``"diag"`` beyond.
-    - A fit: ``"full"`` up to :data:`SMALL_P` parameters; beyond, whichever of
-      ``"full"`` (``n p^2 + p^3/3`` operations and ``p^2`` floats per iteration)
-      and ``"dual"`` (``n^2 p + n^3`` and ``n^2``) costs less among those within
-      :data:`MEMORY_BUDGET`; if neither fits, ``"operator"`` for
-      ``objective="vo"`` and ``"diag"`` for ``"vi"`` (which needs ``log det P``).
+    - A fit: ``"full"`` up to :data:`SMALL_P` parameters. Beyond, the cheapest per
+      iteration among the forms within :data:`MEMORY_BUDGET`: ``"full"`` (``p^2``
+      floats; the Gram ``X^T W X``, ``n p^2`` times the squared density of ``X``,
+      plus ``p^3 / 3``), ``"dual"`` (``n^2`` floats; ``X diag(1/lam) X^T``, ``n^2 p``
+      times the squared density, plus ``2 n^3 / 3``) and, for ``objective="vo"``,
+      ``"operator"``
+      (:data:`OPERATOR_COST` times the ``nnz`` stored entries of ``X``). Under
+      ``objective="vi"`` with neither matrix fitting, ``"diag"`` (VI needs
+      ``log det P``, which the operator does not factorise).
     """
     def fits(k):
         return 8.0 * k * k <= MEMORY_BUDGET
 
     if stream or n_samples is None:
         return "full" if n_params <= STREAM_FULL_MAX and fits(n_params) else "diag"
-    primal = n_samples * n_params**2 + n_params**3 / 3.0
-    dual = n_samples**2 * n_params + float(n_samples) ** 3
-    if fits(n_params) and (n_params <= SMALL_P or primal <= dual or not fits(n_samples)):
+    if n_params <= SMALL_P and fits(n_params):
         return "full"
+    n, p = float(n_samples), float(n_params)
+    nnz = n * p if nnz is None else float(nnz)
+    density = nnz / (n * p) if n * p > 0 else 1.0
+    costs = {}
+    if fits(n_params):
+        costs["full"] = n * p**2 * density**2 + p**3 / 3.0
     if fits(n_samples):
-        return "dual"
-    return "operator" if objective == "vo" else "diag"
+        costs["dual"] = n**2 * p * density**2 + 2.0 * n**3 / 3.0
+    if objective == "vo":
+        costs["operator"] = OPERATOR_COST * nnz
+    return min(costs, key=costs.get) if costs else "diag"
+
+
+def family_from_parts(kind, mean, lam, d, X, free=None):
+    """The Gaussian ``N(mean, P^-1)``, ``P = diag(lam) + X^T diag(d) X``, in the form
+    ``kind`` ("full", "diag", "dual" or "operator"): formed (``p x p``, or its
+    diagonal) or kept as a :class:`GramPrecision`."""
+    from ._family import make_family
+
+    if kind in ("dual", "operator"):
+        return make_gram_family(kind, mean, GramPrecision(lam, d, X, free))
+    if kind == "diag":
+        return make_family(kind, mean, lam + np.asarray(squared(X).T @ d).ravel())
+    P = np.diag(lam)
+    if np.any(d != 0):
+        P += gram(X, d)
+    return make_family(kind, mean, P)

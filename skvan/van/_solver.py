@@ -214,8 +214,9 @@ class VANSolver:
         self.family.update_precision(self.expect.curvature, rates.beta, rates.keep)
 
     def newton_step(self, beta):
-        """``-beta P^-1 E[grad f]`` under the family's current precision."""
-        return -beta * self.family.solve(self.expect.gradient)
+        """``-beta P^-1 E[grad f]`` under the family's current precision (solved as
+        accurately as the family solves mean steps)."""
+        return -beta * self.family.solve_step(self.expect.gradient)
 
     def update_mean(self, step):
         """Move the mean by ``step``; sets ``step`` to the change of the mean as

@@ -1,0 +1,124 @@
+"""Wide data (more features than samples), dense and sparse: the same optima as
+scikit-learn, through the dual, the operator and, for the Lasso, working sets."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.linear_model import Lasso, LogisticRegression
+
+from skvan import VANLassoRegressor, VANLogisticRegression
+from skvan.objectives import L1Penalty, LinearModelObjective, SquaredLoss, kkt_excess
+from skvan.van import solve_on_working_sets
+
+
+def _correlated(n, p, k=10, rho=0.5, seed=0):
+    rng = np.random.default_rng(seed)
+    Z = rng.standard_normal((n, p))
+    X = Z.copy()
+    X[:, 1:] = np.sqrt(1 - rho**2) * Z[:, 1:] + rho * Z[:, :-1]
+    w = np.zeros(p)
+    idx = rng.choice(p, k, replace=False)
+    w[idx] = rng.choice([-1, 1], k) * rng.uniform(0.5, 2, k)
+    return X, X @ w + rng.standard_normal(n)
+
+
+def _sklearn_lasso(X, y, alpha, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return Lasso(alpha=alpha, tol=1e-12, max_iter=200_000, **kw).fit(X, y)
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.3])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_wide_lasso_is_the_lasso_solution(alpha, sparse):
+    """Working sets with the KKT certificate: within 1e-9 of Lasso(tol=1e-12),
+    the same support."""
+    X, y = _correlated(120, 800)
+    if sparse:
+        X = np.where(np.abs(X) > 1.0, X, 0.0)
+    ref = _sklearn_lasso(X, y, alpha)
+    van = VANLassoRegressor(alpha=alpha).fit(sp.csr_matrix(X) if sparse else X, y)
+    assert van.covariance_ in ("dual", "operator")
+    np.testing.assert_array_equal(van.coef_ != 0, ref.coef_ != 0)
+    np.testing.assert_allclose(van.coef_, ref.coef_, rtol=0, atol=1e-9 * np.abs(ref.coef_).max())
+    assert van.intercept_ == pytest.approx(ref.intercept_, abs=1e-8 * np.abs(y).max())
+    mean, std = van.predict(X[:5], return_std=True)
+    assert np.all(np.isfinite(std)) and np.all(std >= np.sqrt(van.noise_variance_))
+    assert van.sigma_.shape == (800,)
+
+
+def test_wide_lasso_with_weights_and_no_intercept():
+    X, y = _correlated(80, 400, seed=1)
+    w = np.random.default_rng(2).uniform(0.5, 2.0, 80)
+    ref = _sklearn_lasso(X, y, 0.1, fit_intercept=False)
+    van = VANLassoRegressor(alpha=0.1, fit_intercept=False).fit(X, y)
+    np.testing.assert_allclose(van.coef_, ref.coef_, rtol=0, atol=1e-9 * np.abs(ref.coef_).max())
+    ref_w = _sklearn_lasso(X, y, 0.1)
+    ref_w.fit(X, y, sample_weight=w)
+    van_w = VANLassoRegressor(alpha=0.1).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(van_w.coef_, ref_w.coef_, rtol=0, atol=1e-8 * np.abs(ref_w.coef_).max())
+
+
+def test_working_sets_grow_until_no_violation():
+    """The loop adds the worst violators and stops when none is left."""
+    calls = []
+
+    def excess(w):
+        return np.where(np.arange(10) < 6, 1.0 - w, -1.0)  # coordinates 0..5 want w = 1
+
+    def solve_on(columns, mean):
+        calls.append(columns.copy())
+        return np.ones(columns.size), None
+
+    w, columns, _, certified = solve_on_working_sets(excess, solve_on, [0], 10)
+    assert certified and set(columns) >= set(range(6))
+    assert [c.size for c in calls] == sorted(c.size for c in calls)
+    np.testing.assert_array_equal(w[:6], 1.0)
+
+
+def test_kkt_excess_reads_the_lasso_conditions(rng):
+    X = rng.randn(30, 6)
+    y = X[:, 0] * 3.0 + 0.1 * rng.randn(30)
+    f = LinearModelObjective(X, y, SquaredLoss(), penalty=L1Penalty(np.full(6, 5.0)))
+    ref = _sklearn_lasso(X, y, 5.0 / 30, fit_intercept=False)
+    e = kkt_excess(f, ref.coef_)
+    assert np.all(e[ref.coef_ == 0] <= 0) and np.all(np.isneginf(e[ref.coef_ != 0]))
+    assert np.any(kkt_excess(f, np.zeros(6)) > 0)  # 0 is not optimal
+
+
+@pytest.mark.parametrize("objective", ["vo", "vi"])
+def test_wide_logistic_matches_sklearn(objective):
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((150, 1200))
+    y = (X @ rng.standard_normal(1200) / 30 + 0.5 * rng.standard_normal(150) > 0).astype(int)
+    van = VANLogisticRegression(C=0.5, objective=objective, tol=1e-8 if objective == "vo" else 1e-4)
+    van.fit(X, y)
+    assert van.covariance_ == ("operator" if objective == "vo" else "dual")
+    if objective == "vo":
+        ref = LogisticRegression(C=0.5, tol=1e-12, max_iter=10_000).fit(X, y)
+        np.testing.assert_allclose(van.coef_, ref.coef_, rtol=0, atol=1e-6 * np.abs(ref.coef_).max())
+    proba = van.predict_proba(X[:10])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+def test_text_pipeline_with_sparse_tfidf():
+    """A TF-IDF pipeline, which needs sparse input: the VO optimum is scikit-learn's."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.pipeline import make_pipeline
+
+    rng = np.random.default_rng(0)
+    words = np.array([f"w{i}" for i in range(400)])
+    docs, labels = [], []
+    for _ in range(300):
+        label = rng.integers(2)
+        pool = words[:200] if label else words[200:]
+        docs.append(" ".join(rng.choice(np.r_[pool, words[::7]], size=12)))
+        labels.append(label)
+    pipe = make_pipeline(TfidfVectorizer(), VANLogisticRegression(C=5.0, tol=1e-8)).fit(docs, labels)
+    ref = make_pipeline(TfidfVectorizer(), LogisticRegression(C=5.0, tol=1e-12, max_iter=10_000))
+    ref.fit(docs, labels)
+    van, sk = pipe[-1], ref[-1]
+    np.testing.assert_allclose(van.coef_, sk.coef_, rtol=0, atol=1e-6 * np.abs(sk.coef_).max())
+    assert pipe.score(docs, labels) == ref.score(docs, labels)
