@@ -1,0 +1,174 @@
+"""Wide and sparse data: VAN against scikit-learn at matched accuracy (issue 11).
+
+For each problem: a reference fit of scikit-learn at a tight tolerance; each
+scikit-learn solver at the loosest tol in 1e-1, 1e-2, ... whose relative
+coefficient error ``max |w - w_ref| / max |w_ref|`` is at most 1e-3; VAN with its
+defaults (``covariance="auto"``), whose error is printed. Times are medians of
+alternating repeats (the fits take turns within each repeat, so they share the
+machine's load); the ratio is VAN's median over the faster scikit-learn one's.
+Peak memory is what ``tracemalloc`` saw allocated during one fit (numpy reports
+its arrays to it), the data excluded.
+
+Problems (generated here, nothing downloaded):
+- Lasso, 200 x 2,000 and 500 x 10,000: AR(1)-correlated features (rho 0.5), 20
+  nonzero coefficients, unit noise, alpha 0.1; against ``Lasso``.
+- Logistic, 2,000 x 5,000 dense: Gaussian features, C=1; against lbfgs.
+- Logistic, 20,000 x 50,000 CSR: word counts with Zipf frequencies (about 100
+  words per document), TF-IDF weighted, labels from 200 informative words, C=1;
+  against lbfgs and liblinear.
+
+Run: python benchmarks/bench_wide.py [--repeats 5] [--problems NAME ...]
+"""
+
+import argparse
+import time
+import tracemalloc
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_extraction.text import TfidfTransformer
+from sklearn.linear_model import Lasso, LogisticRegression
+
+from skvan import VANLassoRegressor, VANLogisticRegression
+
+TARGET = 1e-3
+
+
+def correlated_regression(n, p, k=20, rho=0.5, seed=0):
+    rng = np.random.default_rng(seed)
+    Z = rng.standard_normal((n, p))
+    X = Z.copy()
+    X[:, 1:] = np.sqrt(1 - rho**2) * Z[:, 1:] + rho * Z[:, :-1]
+    w = np.zeros(p)
+    idx = rng.choice(p, k, replace=False)
+    w[idx] = rng.choice([-1, 1], k) * rng.uniform(0.5, 2, k)
+    return X, X @ w + rng.standard_normal(n)
+
+
+def dense_classification(n, p, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, p))
+    w = rng.standard_normal(p) / np.sqrt(p) * 3
+    return X, (X @ w + rng.standard_normal(n) > 0).astype(int)
+
+
+def text_classification(n, p, words_per_doc=100, seed=0, zipf=1.1):
+    """Zipf-distributed word counts, TF-IDF weighted, as a CSR matrix."""
+    rng = np.random.default_rng(seed)
+    prob = np.arange(1, p + 1) ** -zipf
+    prob /= prob.sum()
+    lengths = rng.poisson(words_per_doc, n) + 1
+    rows = np.repeat(np.arange(n), lengths)
+    cols = rng.choice(p, size=lengths.sum(), p=prob)
+    counts = sp.csr_matrix((np.ones(cols.size), (rows, cols)), shape=(n, p))
+    counts.sum_duplicates()
+    X = TfidfTransformer().fit_transform(counts).tocsr()
+    w = np.zeros(p)
+    w[rng.choice(2000, 200, replace=False)] = 5 * rng.standard_normal(200)
+    score = X @ w
+    return X, (score + 0.3 * rng.standard_normal(n) > np.median(score)).astype(int)
+
+
+def problems():
+    X, y = correlated_regression(200, 2_000)
+    yield "lasso 200 x 2,000", X, y, "lasso", {"alpha": 0.1}
+    X, y = correlated_regression(500, 10_000)
+    yield "lasso 500 x 10,000", X, y, "lasso", {"alpha": 0.1}
+    X, y = dense_classification(2_000, 5_000)
+    yield "logistic 2,000 x 5,000 dense", X, y, "logistic", {"C": 1.0}
+    X, y = text_classification(20_000, 50_000)
+    yield f"logistic 20,000 x 50,000 CSR ({X.nnz:,} nonzeros)", X, y, "logistic", {"C": 1.0}
+
+
+def sklearn_factories(kind, params):
+    if kind == "lasso":
+        return {"Lasso": lambda tol: Lasso(alpha=params["alpha"], tol=tol, max_iter=1_000_000)}
+    solvers = {"lbfgs": "lbfgs"}
+    return {name: (lambda tol, s=solver: LogisticRegression(C=params["C"], solver=s, tol=tol,
+                                                           max_iter=100_000))
+            for name, solver in {**solvers, "liblinear": "liblinear"}.items()}
+
+
+def rel_err(est, ref):
+    return float(np.max(np.abs(est.coef_ - ref.coef_)) / np.max(np.abs(ref.coef_)))
+
+
+def loosest_tol(factory, X, y, ref):
+    for tol in 10.0 ** -np.arange(1, 13):
+        est = factory(tol).fit(X, y)
+        if rel_err(est, ref) <= TARGET:
+            return tol, est
+    return None, est
+
+
+def timed(make, X, y):
+    start = time.perf_counter()
+    est = make().fit(X, y)
+    return time.perf_counter() - start, est
+
+
+def peak_memory(make, X, y):
+    tracemalloc.start()
+    make().fit(X, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def run(name, X, y, kind, params, repeats, only_lbfgs):
+    van_make = (lambda: VANLassoRegressor(**params)) if kind == "lasso" \
+        else (lambda: VANLogisticRegression(**params))
+    factories = sklearn_factories(kind, params)
+    if kind == "logistic" and (only_lbfgs or not sp.issparse(X)):
+        factories.pop("liblinear")
+    ref = next(iter(factories.values()))(1e-12).fit(X, y)
+    peers = {}
+    for peer, factory in factories.items():
+        tol, est = loosest_tol(factory, X, y, ref)
+        if tol is not None:
+            peers[peer] = (tol, factory, rel_err(est, ref))
+    times = {k: [] for k in ["VAN", *peers]}
+    van = None
+    for _ in range(repeats):
+        t, van = timed(van_make, X, y)
+        times["VAN"].append(t)
+        for peer, (tol, factory, _) in peers.items():
+            times[peer].append(timed(lambda f=factory, s=tol: f(s), X, y)[0])
+    med = {k: float(np.median(v)) for k, v in times.items()}
+    spread = {k: (min(v), max(v)) for k, v in times.items()}
+    best = min(peers, key=med.get)
+    print(f"\n{name}")
+    for peer, (tol, _, err) in peers.items():
+        lo, hi = spread[peer]
+        print(f"  {peer:<10} tol={tol:.0e} err={err:.1e} {1e3 * med[peer]:9.1f} ms "
+              f"(min {1e3 * lo:.1f}, max {1e3 * hi:.1f})")
+    lo, hi = spread["VAN"]
+    print(f"  {'VAN':<10} {van.covariance_:<9} err={rel_err(van, ref):.1e} "
+          f"{1e3 * med['VAN']:9.1f} ms (min {1e3 * lo:.1f}, max {1e3 * hi:.1f}), "
+          f"{int(np.sum(van.n_iter_))} iterations")
+    print(f"  ratio VAN / {best}: {med['VAN'] / med[best]:.2f}")
+    van_peak = peak_memory(van_make, X, y)
+    peer_peak = peak_memory(lambda: peers[best][1](peers[best][0]), X, y)
+    data = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes if sp.issparse(X) else X.nbytes
+    print(f"  peak memory during fit: VAN {van_peak / 2**20:.0f} MiB, {best} "
+          f"{peer_peak / 2**20:.0f} MiB (the data: {data / 2**20:.0f} MiB)")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--problems", nargs="*", help="substrings of the problem names")
+    parser.add_argument("--only-lbfgs", action="store_true")
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    print(f"matched accuracy: relative coefficient error <= {TARGET:g}; "
+          f"medians of {args.repeats} alternating repeats")
+    for name, X, y, kind, params in problems():
+        if args.problems and not any(s in name for s in args.problems):
+            continue
+        run(name, X, y, kind, params, args.repeats, args.only_lbfgs)
+
+
+if __name__ == "__main__":
+    main()
