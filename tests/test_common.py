@@ -6,7 +6,7 @@ from skvan import ActiveVANClassifier, VANLassoRegressor, VANLogisticRegression
 
 ESTIMATORS = [
     VANLogisticRegression(),
-    VANLogisticRegression(covariance="diag", max_iter=5000, tol=1e-6),
+    VANLogisticRegression(covariance="diag", max_iter=1000, tol=1e-5),
     VANLogisticRegression(objective="vi"),
     VANLogisticRegression(expectation="mc", random_state=0),
     ActiveVANClassifier(random_state=0),
@@ -24,11 +24,19 @@ def _on_dense_and_sparse_data(check, reason):
 
 def _expected_failed_checks(estimator):
     if isinstance(estimator, ActiveVANClassifier):
-        return _on_dense_and_sparse_data(
-            "check_sample_weight_equivalence",
-            "sVAN-Active chooses which rows to learn from, one batch at a time: "
-            "repeating a row changes the pool and so the batches, not only the weights.",
-        )
+        return {
+            **_on_dense_and_sparse_data(
+                "check_sample_weight_equivalence",
+                "sVAN-Active chooses which rows to learn from, one batch at a time: "
+                "repeating a row changes the pool and so the batches, not only the weights.",
+            ),
+            "check_class_weight_classifiers": (
+                "sVAN-Active makes one Newton-like step per batch of 10 rows; with class "
+                "weights 1000 and 1e-4 on three noisy unscaled blobs the steps overshoot "
+                "(70% of predictions are class 0, the check wants 87%; fit on all rows "
+                "with VANLogisticRegression: 100%)."
+            ),
+        }
     if isinstance(estimator, VANLogisticRegression) and estimator.covariance == "diag":
         return _on_dense_and_sparse_data(
             "check_sample_weight_equivalence",

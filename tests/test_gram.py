@@ -119,7 +119,7 @@ def test_dual_estimators_equal_the_full_ones(objective, rng):
     np.testing.assert_allclose(dual.coef_, full.coef_, rtol=1e-7, atol=1e-10 * np.abs(full.coef_).max())
     np.testing.assert_allclose(dual.sigma_[0], np.diag(full.sigma_[0]), rtol=1e-6)
     np.testing.assert_allclose(dual.predict_proba(X), full.predict_proba(X), rtol=1e-9)
-    np.testing.assert_allclose(dual.precision_[0].toarray(), full.precision_[0], rtol=1e-8,
+    np.testing.assert_allclose(dual.precision_.toarray(), full.precision_[0], rtol=1e-8,
                                atol=1e-10 * np.abs(full.precision_[0]).max())
 
 
@@ -187,4 +187,4 @@ def test_wide_fit_never_forms_the_p_by_p_covariance(objective, form):
     assert clf.sigma_.shape == (1, p) and np.all(clf.sigma_ > 0)
     assert clf.predict_proba(X[:5]).shape == (5, 2)
     with pytest.raises(MemoryError, match="budget"):
-        clf.precision_[0].toarray()
+        clf.precision_.toarray()

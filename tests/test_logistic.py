@@ -114,22 +114,25 @@ def test_sample_proba_shapes_and_seeding(breast_cancer):
     np.testing.assert_array_equal(s, clf.sample_proba(X[:7], n_draws=11, random_state=3))
 
 
-def test_multiclass_one_vs_rest(digits_binary):
+def test_multiclass_is_multinomial_and_one_vs_rest_is_a_wrapper():
+    """More than two classes: one multinomial model (issue 13); one-vs-rest through
+    OneVsRestClassifier, whose k-th estimator is the binary "k vs rest" model."""
     from sklearn.datasets import load_iris
+    from sklearn.multiclass import OneVsRestClassifier
 
     X, y = load_iris(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     clf = VANLogisticRegression(objective="vi").fit(X, y)
-    assert clf.coef_.shape == (3, 4) and clf.sigma_.shape == (3, 4, 4)
-    assert clf.precision_.shape == (3, 5, 5) and clf.n_iter_.shape == (3,)
+    assert clf.coef_.shape == (3, 4) and clf.sigma_.shape == (3, 4, 3, 4)
+    assert clf.precision_.shape == (3, 5, 3, 5) and clf.n_iter_.shape == (1,)
     proba = clf.predict_proba(X)
     np.testing.assert_allclose(proba.sum(1), 1.0)
     assert clf.decision_function(X).shape == (150, 3)
     assert clf.sample_proba(X[:4], 5, 0).shape == (5, 4, 3)
     assert clf.score(X, y) > 0.9
-    # each row is the binary VAN model of "class k vs rest"
+    ovr = OneVsRestClassifier(VANLogisticRegression(objective="vi")).fit(X, y)
     binary = VANLogisticRegression(objective="vi").fit(X, y == 2)
-    np.testing.assert_allclose(clf.coef_[2], binary.coef_[0], rtol=1e-6)
+    np.testing.assert_allclose(ovr.estimators_[2].coef_, binary.coef_, rtol=1e-6)
 
 
 def test_decision_function_is_log_odds_of_predict_proba(breast_cancer):

@@ -5,15 +5,15 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from .._compat import Interval, StrOptions, _fit_context, validate_data
 from ..linear_model._base import CHECK_X, VANLinearModel
-from ..linear_model._logistic import _GaussianLogisticModel
+from ..linear_model._gaussian_logistic import GaussianLogisticModel
 from ._strategies import STRATEGIES
 
 
-class ActiveVANClassifier(_GaussianLogisticModel, ClassifierMixin, VANLinearModel):
+class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel):
     """Logistic regression trained by sVAN-Active: VAN that chooses its minibatches.
 
     Same model and objective as :class:`~skvan.VANLogisticRegression`
@@ -30,6 +30,10 @@ class ActiveVANClassifier(_GaussianLogisticModel, ClassifierMixin, VANLinearMode
     C : float, default=1.0
         Inverse regularisation strength, ``> 0``: the prior is ``N(0, C I)`` on
         ``[coef, intercept]``.
+    class_weight : dict, "balanced" or None, default=None
+        Class weights multiplying ``sample_weight``, as in scikit-learn ("balanced"
+        from the labels of the pool given to :meth:`fit`; :meth:`teach` takes a
+        dict only).
     query_strategy : {"entropy", "bald", "margin", "random"} or callable, default="entropy"
         How pool points are scored: a name from :mod:`skvan.active`, or a callable
         ``strategy(estimator, X_pool, n_instances, random_state) -> (indices, scores)``.
@@ -68,7 +72,7 @@ class ActiveVANClassifier(_GaussianLogisticModel, ClassifierMixin, VANLinearMode
         approximates the posterior precision given the labels used so far.
     covariance_ : str
         "full" or "diag".
-    n_iter_ : ndarray of shape (n_rows,)
+    n_iter_ : ndarray of shape (1,)
         Streaming steps taken (fit iterations plus :meth:`teach` calls).
     queried_indices_ : ndarray of shape (n_queried,)
         Rows of the training ``X`` used by :meth:`fit`, in the order they were used.
@@ -120,6 +124,7 @@ class ActiveVANClassifier(_GaussianLogisticModel, ClassifierMixin, VANLinearMode
            if k not in ("objective", "beta_growth", "warm_start", "tol")},
         "C": [Interval(Real, 0, None, closed="neither")],  # the stream's prior N(0, C I)
         "covariance": [StrOptions({"auto", "full", "diag"})],  # a stream keeps no rows
+        "class_weight": [dict, StrOptions({"balanced"}), None],
         "expectation": [StrOptions({"quadrature", "mc"})],
         "query_strategy": [StrOptions(set(STRATEGIES)), callable],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
@@ -131,6 +136,7 @@ class ActiveVANClassifier(_GaussianLogisticModel, ClassifierMixin, VANLinearMode
         self,
         C=1.0,
         *,
+        class_weight=None,
         query_strategy="entropy",
         batch_size=10,
         max_labels=None,
@@ -146,6 +152,7 @@ class ActiveVANClassifier(_GaussianLogisticModel, ClassifierMixin, VANLinearMode
         verbose=0,
     ):
         self.C = C
+        self.class_weight = class_weight
         self.query_strategy = query_strategy
         self.batch_size = batch_size
         self.max_labels = max_labels
@@ -189,8 +196,8 @@ class ActiveVANClassifier(_GaussianLogisticModel, ClassifierMixin, VANLinearMode
         """
         X, y = validate_data(self, X, y, **CHECK_X)
         self.classes_ = self._validate_targets(y)
-        sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        self._resolve_covariance(X, stream=True)
+        sample_weight = self._sample_weight(X, y, sample_weight)
+        self._resolve_covariance(X, stream=True, n_rows=self._link().n_rows)
         self._start_stream()
         # One stream of random numbers for the strategy's ties and the steps' draws.
         self._stream_rng = check_random_state(self.random_state)

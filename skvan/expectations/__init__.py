@@ -2,6 +2,7 @@
 
 from ._base import ExpectationEstimator, Expectations, LinearPredictorExpectation
 from ._closed_form import ClosedForm
+from ._cubature import SoftmaxCubature, expected_log_softmax, softmax_rule
 from ._monte_carlo import MonteCarlo, rank_utilities
 from ._quadrature import (
     AUTO_NODES,
@@ -22,20 +23,28 @@ __all__ = [
     "GaussHermiteQuadrature",
     "LinearPredictorExpectation",
     "MonteCarlo",
+    "SoftmaxCubature",
     "gaussian_average",
+    "expected_log_softmax",
     "gaussian_rule",
     "hermite_rule",
     "log_expected_sigmoid",
     "make_expectation",
     "rank_utilities",
+    "softmax_rule",
 ]
 
 
-def make_expectation(expectation, n_mc_samples=10):
-    """Build an estimator by name: ``"exact"`` (closed form), ``"quadrature"`` or ``"mc"``."""
+def make_expectation(expectation, n_mc_samples=10, objective=None):
+    """Build an estimator by name: ``"exact"`` (closed form), ``"quadrature"`` (for a
+    multinomial ``objective``, cubature over its ``K`` predictors) or ``"mc"``."""
+    from ..objectives import MultinomialObjective
+
     if expectation == "exact":
         return ClosedForm()
     if expectation == "quadrature":
+        if isinstance(objective, MultinomialObjective):
+            return SoftmaxCubature()
         return GaussHermiteQuadrature()
     if expectation == "mc":
         return MonteCarlo(n_mc_samples)

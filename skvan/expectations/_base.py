@@ -20,9 +20,10 @@ def assemble_linear(objective, family, per_sample, hessian="exact"):
     closed-form expectations."""
     e0, e1, e2 = per_sample
     p0, p1, p2 = objective.penalty.expectation_under(family, family.mean, hessian)
-    value = float(np.dot(objective.weights, e0)) + p0
-    gradient = objective.data_gradient(e1) + p1
-    C = family.data_curvature(objective, e2)
+    g0, g1 = objective.gauge_expectation(family, family.mean)
+    value = float(np.dot(objective.weights, e0)) + p0 + g0
+    gradient = objective.data_gradient(e1) + p1 + g1
+    C = objective.add_gauge(family.data_curvature(objective, e2))
     return Expectations(value, gradient, objective.penalty.add_curvature(C, p2))
 
 
@@ -85,13 +86,19 @@ class LinearPredictorExpectation(ExpectationEstimator):
         ``E[l]`` is computed), "exact" or "gauss_newton"."""
         raise NotImplementedError
 
-    def _variance(self, objective, family):
+    def _spread(self, objective, family):
+        """The predictors' variances under ``family`` (cached per precision)."""
         obj, fam, version, v = self._cache
         if obj is objective and fam is family and version == family.version:
             return v
-        v = family.predictor_variance(objective.X)
+        v = self._predictor_spread(objective, family)
         self._cache = (objective, family, family.version, v)
         return v
+
+    @staticmethod
+    def _predictor_spread(objective, family):
+        """``x_i^T Sigma x_i`` for each row."""
+        return family.predictor_variance(objective.X)
 
     def _raw_at(self, objective, family, mean, need):
         """Per-sample integrals at ``mean``, reusing those a ``value(..., hessian)``
@@ -100,7 +107,7 @@ class LinearPredictorExpectation(ExpectationEstimator):
         if (obj is objective and version == family.version and cached_need == need
                 and np.array_equal(cached_mean, mean)):
             return raw
-        raw = self._raw(objective, objective.X @ mean, self._variance(objective, family), need)
+        raw = self._raw(objective, objective.predictors(mean), self._spread(objective, family), need)
         if need != "value":
             self._raw_cache = (objective, family.version, mean.copy(), need, raw)
         return raw
@@ -112,4 +119,5 @@ class LinearPredictorExpectation(ExpectationEstimator):
     def value(self, objective, family, mean, hessian=None):
         e0 = self._raw_at(objective, family, mean, hessian or "value")[0]
         penalty = objective.penalty.expectation_under(family, mean)[0]
-        return float(np.dot(objective.weights, e0)) + penalty
+        gauge = objective.gauge_expectation(family, mean)[0]
+        return float(np.dot(objective.weights, e0)) + penalty + gauge

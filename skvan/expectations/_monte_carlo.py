@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..objectives import FunctionObjective, LinearModelObjective
+from ..objectives import FunctionObjective, LinearModelObjective, MultinomialObjective
 from ._base import ExpectationEstimator, Expectations, assemble_linear
 
 
@@ -50,6 +50,8 @@ class MonteCarlo(ExpectationEstimator):
         thetas = family.sample(self.n_mc_samples, random_state)
         if isinstance(objective, LinearModelObjective):
             return self._linear(objective, family, thetas, hessian)
+        if isinstance(objective, MultinomialObjective):
+            return self._multinomial(objective, family, thetas, hessian)
         return self._generic(objective, family, thetas, hessian)
 
     def _function(self, objective, family, hessian, rng):
@@ -134,6 +136,16 @@ class MonteCarlo(ExpectationEstimator):
         curvature = objective.loss.gauss_newton(d1, d2) if hessian == "gauss_newton" else d2
         per_sample = (d0.mean(axis=1), d1.mean(axis=1), curvature.mean(axis=1))
         return assemble_linear(objective, family, per_sample, hessian)
+
+    @staticmethod
+    def _multinomial(objective, family, thetas, hessian):
+        """The draws' ``K`` predictors per row, ``A = X W_s^T``, averaged like the
+        cubature's points."""
+        A = np.stack([objective.predictors(t) for t in thetas], axis=1)  # (n, S, K)
+        l, G, H = objective.loss.loss_derivatives(objective.Y[:, None, :], A)
+        H = objective.loss.gauss_newton(G, H) if hessian == "gauss_newton" else H
+        per_row = (l.mean(axis=1), G.mean(axis=1), H.mean(axis=1))
+        return assemble_linear(objective, family, per_row, hessian)
 
     @staticmethod
     def _generic(objective, family, thetas, hessian):

@@ -87,13 +87,20 @@ class VANLinearModel(BaseEstimator):
         (CSR if sparse)."""
         return as_design(X, self.fit_intercept)
 
-    def _resolve_covariance(self, X, stream=False):
+    def _resolve_covariance(self, X, stream=False, n_rows=1):
         """Set ``covariance_``: ``covariance``, or what "auto" picks for ``X``
-        (:func:`~skvan.van.auto_covariance`); the Gram forms need all the rows at once."""
+        (:func:`~skvan.van.auto_covariance`); the Gram forms need all the rows at once
+        and one linear predictor per row (``n_rows == 1``)."""
         objective = getattr(self, "objective", "vo")
-        n_samples, n_params = X.shape[0], X.shape[1] + int(self.fit_intercept)
+        n_samples, n_params = X.shape[0], n_rows * (X.shape[1] + int(self.fit_intercept))
+        if n_rows > 1 and self.covariance in GRAM:
+            raise ValueError(
+                f"covariance={self.covariance!r} keeps one linear predictor per row; the "
+                f"multinomial model has {n_rows}. Use covariance='full', 'diag' or 'auto'."
+            )
         if self.covariance == "auto":
             nnz = X.nnz + n_samples * int(self.fit_intercept) if issparse(X) else None
+            stream = stream or n_rows > 1
             self.covariance_ = auto_covariance(None if stream else n_samples, n_params,
                                                objective, stream, nnz)
         elif stream and self.covariance in GRAM:
@@ -129,6 +136,7 @@ class VANLinearModel(BaseEstimator):
         if mean is None:
             mean = np.zeros(f.n_params)
         lam = unit_predictor_precision(f.X, f.sample_weight, "diag")
+        lam = np.tile(lam, f.n_params // lam.size)  # every row of [coef, intercept]
         return family_from_parts(self.covariance_, mean, lam, np.zeros(f.X.shape[0]), f.X,
                                  self._free(f))
 
@@ -166,7 +174,7 @@ class VANLinearModel(BaseEstimator):
         if schedule is None:
             schedule = self._schedule(getattr(f, "n_samples", None), objective)
         solver = VANSolver(
-            f, make_expectation(self.expectation, self.n_mc_samples), family,
+            f, make_expectation(self.expectation, self.n_mc_samples, f), family,
             objective=objective,
             schedule=schedule,
             hessian=self.hessian,
@@ -199,59 +207,59 @@ class VANLinearModel(BaseEstimator):
         """One streaming VAN step on ``f`` (a batch's objective), in place on
         ``family``: ``P <- P + beta E[C]``, ``mu <- mu - beta P^-1 E[grad f]``."""
         VANSolver(
-            f, make_expectation(self.expectation, self.n_mc_samples), family,
+            f, make_expectation(self.expectation, self.n_mc_samples, f), family,
             objective="vo", schedule=GeometricSchedule(self.beta), hessian=self.hessian,
             step=FullStep(), max_iter=1, random_state=random_state,
         ).solve()
 
-    def _means(self):
-        """The fitted means over ``[coef, intercept]``, one row per model."""
+    def _mean(self):
+        """The fitted mean over ``[coef, intercept]`` (row by row of ``coef_``), flat."""
         coef = np.atleast_2d(self.coef_)
-        if not self.fit_intercept:
-            return coef
-        return np.column_stack([coef, np.atleast_1d(self.intercept_)])
+        if self.fit_intercept:
+            coef = np.column_stack([coef, np.atleast_1d(self.intercept_)])
+        return coef.ravel()
 
-    def _families(self):
-        """The fitted Gaussians over ``[coef, intercept]``, one per row of ``coef_``."""
-        kind = self.covariance_
-        precisions = self._precision_rows()
-        if kind in GRAM:
-            return [make_gram_family(kind, m, P) for m, P in zip(self._means(), precisions)]
-        return [make_family(kind, m, P) for m, P in zip(self._means(), precisions)]
-
-    def _precision_rows(self):
-        P = self.precision_
+    def _family(self):
+        """The fitted Gaussian over ``[coef, intercept]`` (all rows of ``coef_``)."""
+        mean = self._mean()
         if self.covariance_ in GRAM:
-            return P if isinstance(P, list) else [P]
-        expected_ndim = 2 if self.covariance_ == "full" else 1
-        return P[None] if P.ndim == expected_ndim else P
+            return make_gram_family(self.covariance_, mean, self.precision_)
+        shape = (mean.size,) if self.covariance_ == "diag" else (mean.size, mean.size)
+        return make_family(self.covariance_, mean, np.reshape(self.precision_, shape))
 
-    def _unpack(self, families, column_scale=None, design=None):
-        """Set ``coef_``, ``intercept_``, ``precision_``, ``sigma_`` from the families.
+    def _unpack(self, family, column_scale=None, design=None):
+        """Set ``coef_``, ``intercept_``, ``precision_``, ``sigma_`` from the family.
 
-        With ``column_scale`` the families are over ``theta' = column_scale * theta``
-        (:meth:`~skvan.objectives.LinearModelObjective.reparametrised`) and are
-        mapped back: ``mean / s``, ``precision * s s^T``, ``covariance / (s s^T)``;
-        the Gram forms' precision is mapped to ``design`` (the unscaled design).
-        Always 2-D ``coef_`` (one row per family); subclasses reshape as they need.
-        ``sigma_`` is the covariance matrix for ``covariance_="full"`` and the
-        marginal variances otherwise.
+        The family's parameters are the rows of ``[coef, intercept]`` one after the
+        other (``R`` rows: one, or one per class of a multinomial model, whose
+        intercepts are then centred, scikit-learn's convention for the softmax's
+        free constant). With ``column_scale`` the family is over ``theta' =
+        column_scale * theta`` (:meth:`~skvan.objectives.LinearModelObjective.reparametrised`)
+        and is mapped back: ``mean / s``, ``precision * s s^T``, ``covariance / (s s^T)``;
+        a Gram form's precision is mapped to ``design`` (the unscaled design).
+        Shapes, with ``p`` features and ``p'`` parameters per row: ``coef_`` ``(R,
+        p)``; for "full" ``sigma_`` ``(R, p, p)`` if ``R == 1`` else ``(R, p, R, p)``
+        (and ``precision_`` likewise over ``p'``); otherwise ``sigma_`` holds the
+        marginal variances, ``(R, p)``. Subclasses squeeze as they need.
         """
-        n_features = self.n_features_in_
-        s = np.ones(families[0].n_params) if column_scale is None else column_scale
+        p = self.n_features_in_
+        s = np.ones(family.n_params) if column_scale is None else column_scale
         kind = self.covariance_
-        means = np.array([f.mean / s for f in families])
-        self.coef_ = means[:, :n_features].copy()
-        self.intercept_ = means[:, n_features].copy() if self.fit_intercept else np.zeros(len(families))
+        W = (family.mean / s).reshape(-1, p + int(self.fit_intercept))
+        R = W.shape[0]
+        if R > 1 and self.fit_intercept:
+            W[:, -1] -= W[:, -1].mean()
+        self.coef_ = W[:, :p].copy()
+        self.intercept_ = W[:, p].copy() if self.fit_intercept else np.zeros(R)
         if kind in GRAM:
-            same = np.all(s == 1.0)
-            self.precision_ = [f.precision if same else f.precision.in_coordinates(s, design)
-                               for f in families]
-            self.sigma_ = np.array([(f.marginal_variance() / s**2)[:n_features] for f in families])
-            return
-        outer = np.outer(s, s) if kind == "full" else s**2
-        self.precision_ = np.array([f.precision * outer for f in families])
-        if kind == "full":
-            self.sigma_ = np.array([(f.sigma / outer)[:n_features, :n_features] for f in families])
+            self.precision_ = family.precision if np.all(s == 1.0) else \
+                family.precision.in_coordinates(s, design)
+            self.sigma_ = (family.marginal_variance() / s**2).reshape(R, -1)[:, :p]
+        elif kind == "diag":
+            self.precision_ = (family.precision * s**2).reshape(R, -1)
+            self.sigma_ = (family.sigma / s**2).reshape(R, -1)[:, :p]
         else:
-            self.sigma_ = np.array([(f.sigma / outer)[:n_features] for f in families])
+            outer = np.outer(s, s)
+            P = (family.precision * outer).reshape(R, -1, R, W.shape[1])
+            S = (family.sigma / outer).reshape(R, -1, R, W.shape[1])[:, :p, :, :p]
+            self.precision_, self.sigma_ = (P[:, :, 0], S[:, :, 0]) if R == 1 else (P, S)

@@ -326,7 +326,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         rng = check_random_state(self.random_state)
         warm = self.warm_start and hasattr(self, "coef_") and len(np.atleast_1d(self.coef_)) == X.shape[1]
-        start = self._means()[0] if warm else None
+        start = self._mean() if warm else None
         self._resolve_covariance(X)
         design = self._objective(X, y, sample_weight)
         column_scale = design.column_scale()
@@ -420,11 +420,12 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         return np.finfo(np.float64).eps * max(2.0 * quadratic.c / max(total_weight, 1e-300), 1e-300)
 
     def _set_attributes(self, family, column_scale=None, design=None):
-        self._unpack([family], column_scale, design)
+        self._unpack(family, column_scale, design)
         self.coef_ = self.coef_[0]
         self.intercept_ = float(self.intercept_[0])
         self.sigma_ = self.sigma_[0]
-        self.precision_ = self.precision_[0]
+        if self.covariance_ not in GRAM:
+            self.precision_ = self.precision_[0]
 
     def partial_fit(self, X, y, sample_weight=None):
         """One streaming VAN step on a batch, keeping the precision.
@@ -469,7 +470,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             self.n_iter_, self.n_corrections_ = 0, 0
         else:
             self._check_streamable()
-            family = self._families()[0]
+            family = self._family()
         residual = y - f.X @ family.mean
         self._stream_rss += float(np.dot(sample_weight, residual**2))
         self._stream_weight += float(np.sum(sample_weight))
@@ -506,7 +507,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **CHECK_X)
         Xd = self._design(X)
-        family = self._families()[0]
+        family = self._family()
         y_mean = Xd @ family.mean
         if not return_std:
             return y_mean

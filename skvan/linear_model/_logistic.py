@@ -3,228 +3,37 @@
 from numbers import Real
 
 import numpy as np
-from scipy.special import expit, logsumexp
 from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from .._compat import Interval, _fit_context, validate_data
-from ..expectations import log_expected_sigmoid
-from ..objectives import L2Penalty, LinearModelObjective, LogisticLoss
+from .._compat import Interval, StrOptions, _fit_context, validate_data
+from ..objectives import L2Penalty
 from ._base import CHECK_X, VANLinearModel
+from ._gaussian_logistic import GaussianLogisticModel
 
 
-class _GaussianLogisticModel:
-    """What both logistic estimators share: the one-vs-rest Gaussian logistic model
-    over ``[coef, intercept]``, its streaming steps and its predictions averaged
-    over ``q``. Mixed into estimators that derive from
-    :class:`~skvan.linear_model._base.VANLinearModel`."""
-
-    def _validate_targets(self, y, classes=None):
-        check_classification_targets(y)
-        if classes is None:
-            classes = np.unique(y)
-            if classes.shape[0] < 2:
-                raise ValueError(
-                    "This solver needs samples of at least 2 classes in the data, but "
-                    f"the data contains only one class: {classes[0]!r}."
-                )
-        else:
-            unseen = np.setdiff1d(np.unique(y), classes)
-            if unseen.size:
-                raise ValueError(
-                    f"y contains labels {unseen.tolist()} that are not in classes_ "
-                    f"{classes.tolist()}; pass every label in `classes` on the first "
-                    "call to partial_fit."
-                )
-        return classes
-
-    def _binary_targets(self, y):
-        """One ``{-1, +1}`` target vector per row of ``coef_`` (one-vs-rest)."""
-        if len(self.classes_) == 2:
-            return [np.where(y == self.classes_[1], 1.0, -1.0)]
-        return [np.where(y == c, 1.0, -1.0) for c in self.classes_]
-
-    def _stream(self, X, y, classes=None, sample_weight=None):
-        """One streaming step on a labelled batch (:meth:`partial_fit`)."""
-        first = not hasattr(self, "classes_")
-        if first:
-            self._validate_params()
-            self._check_solver_params()
-            if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit.")
-            if np.isinf(self.C):
-                raise ValueError(
-                    "partial_fit starts from the prior N(0, C I), which C=inf does not "
-                    "define; use a finite C."
-                )
-        elif classes is not None and not np.array_equal(self.classes_, np.unique(classes)):
-            raise ValueError(
-                f"`classes={np.unique(classes).tolist()}` is not the same as on the first "
-                f"call to partial_fit, which was {self.classes_.tolist()}."
-            )
-        X, y = validate_data(self, X, y, **CHECK_X, reset=first)
-        if first:
-            self.classes_ = self._validate_targets(y, np.unique(classes))
-            if len(self.classes_) < 2:
-                raise ValueError("classes must contain at least 2 labels.")
-            self._resolve_covariance(X, stream=True)
-            self._start_stream()
-        else:
-            self._validate_targets(y, self.classes_)
-            self._check_streamable()
-        sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        return self._learn(X, y, sample_weight)
-
-    def _learn(self, X, y, sample_weight):
-        """One streaming VAN step per binary model on validated rows: the data term
-        of the batch alone (the prior entered once, at the start of the stream)."""
-        if getattr(self, "_stream_rng", None) is None:
-            self._stream_rng = check_random_state(self.random_state)
-        Xd = self._design(X)
-        families = self._families()
-        for family, y_pm in zip(families, self._binary_targets(y)):
-            f = LinearModelObjective(Xd, y_pm, LogisticLoss(), sample_weight)
-            self._stream_step(f, family, self._stream_rng)
-        self._unpack(families)
-        self.n_iter_ = self.n_iter_ + 1
-        return self
-
-    def _start_stream(self):
-        """Set the prior ``N(0, C I)`` over ``[coef, intercept]`` as the fitted ``q``."""
-        n_params = self.n_features_in_ + int(self.fit_intercept)
-        n_models = 1 if len(self.classes_) == 2 else len(self.classes_)
-        self._unpack([self._prior_family(n_params, self.C) for _ in range(n_models)])
-        self.n_iter_ = np.zeros(n_models, dtype=np.int32)
-        self._stream_rng = None
-
-    def _log_ovr(self, X):
-        """``log p_k`` and ``log(1 - p_k)`` of each binary model, shape (n, n_models)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, **CHECK_X)
-        Xd = self._design(X)
-        log_p, log_q = [], []
-        for family in self._families():
-            lp, lq = log_expected_sigmoid(Xd @ family.mean, family.predictor_variance(Xd))
-            log_p.append(lp)
-            log_q.append(lq)
-        return np.array(log_p).T, np.array(log_q).T
-
-    def decision_function(self, X):
-        """Predictive log-odds ``log p(y=1|x) - log p(y=0|x)`` under ``q``.
-
-        For ``objective="vo"`` after convergence this is ``x^T coef_ + intercept_``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Log-odds of the positive class (binary) or of each one-vs-rest model.
-        """
-        log_p, log_q = self._log_ovr(X)
-        scores = log_p - log_q
-        return scores[:, 0] if scores.shape[1] == 1 else scores
-
-    def predict_log_proba(self, X):
-        """Log of :meth:`predict_proba`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            Log-probabilities, columns in the order of ``classes_``.
-        """
-        log_p, log_q = self._log_ovr(X)
-        if log_p.shape[1] == 1:
-            return np.hstack([log_q, log_p])
-        return log_p - logsumexp(log_p, axis=1, keepdims=True)
-
-    def predict_proba(self, X):
-        """Class probabilities averaged over ``q``: ``E_q[p(y | x, w, b)]``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Probabilities, columns in the order of ``classes_``; rows sum to 1.
-        """
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X):
-        """Most probable class under :meth:`predict_proba`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-            Predicted labels from ``classes_``.
-        """
-        log_proba = self.predict_log_proba(X)
-        return self.classes_[np.argmax(log_proba, axis=1)]
-
-    def sample_proba(self, X, n_draws=100, random_state=None):
-        """Class probabilities under parameters drawn from ``q``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
-        n_draws : int, default=100
-            Number of parameter vectors drawn from ``q``.
-        random_state : int, RandomState instance or None, default=None
-            Seeds the draws.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_draws, n_samples, n_classes)
-            ``proba[s]`` are the class probabilities under the ``s``-th draw; their
-            mean over ``s`` estimates :meth:`predict_proba`.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, **CHECK_X)
-        rng = check_random_state(random_state)
-        Xd = self._design(X)
-        p = np.stack([expit((Xd @ f.sample(n_draws, rng).T).T) for f in self._families()], axis=-1)
-        if p.shape[-1] == 1:
-            return np.concatenate([1.0 - p, p], axis=-1)
-        return p / p.sum(axis=-1, keepdims=True)
-
-
-class VANLogisticRegression(_GaussianLogisticModel, ClassifierMixin, VANLinearModel):
+class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearModel):
     """Logistic regression fitted by the Variational Adaptive-Newton method.
 
     Minimises the same objective as :class:`sklearn.linear_model.LogisticRegression`
-    with an L2 penalty (intercept not penalised), written as in Khan et al. (2018)::
+    with an L2 penalty (intercepts not penalised). For two classes, written as in
+    Khan et al. (2018)::
 
         f(w, b) = sum_i s_i log(1 + exp(-y_i (x_i^T w + b))) + ||w||^2 / (2 C)
 
-    with ``y_i`` in {-1, +1} and sample weights ``s_i``, but over a Gaussian
-    ``q(w, b) = N(mu, Sigma)``: VAN minimises ``E_q[f]`` (``objective="vo"``, whose
-    optimum concentrates ``q`` on the minimiser of ``f``, the same ``coef_`` as
-    scikit-learn's) or ``E_q[f] - H(q)`` (``objective="vi"``: ``f`` is the negative
-    log joint of the Bayesian model with prior ``w ~ N(0, C I)``, and ``q`` converges
-    to a Gaussian approximation of the posterior).
+    with ``y_i`` in {-1, +1} and sample weights ``s_i``; for ``K > 2`` classes the
+    multinomial (softmax) model over all classes at once, as scikit-learn's::
 
-    Multiclass problems are fitted one-vs-rest: one binary model (and one ``q``)
-    per class, so ``n_models`` is 1 for two classes and ``n_classes`` otherwise;
-    ``predict_proba`` normalises the per-class probabilities.
+        f(W, b) = sum_i s_i (logsumexp(W x_i + b) - (W x_i + b)_{y_i}) + ||W||_F^2 / (2 C)
+
+    (for one-vs-rest, wrap the estimator in
+    :class:`~sklearn.multiclass.OneVsRestClassifier`). VAN minimises it over a
+    Gaussian ``q = N(mu, Sigma)`` of all the coefficients and intercepts:
+    ``E_q[f]`` (``objective="vo"``, whose optimum concentrates ``q`` on the
+    minimiser of ``f``, the same ``coef_`` as scikit-learn's) or ``E_q[f] - H(q)``
+    (``objective="vi"``: ``f`` is the negative log joint of the Bayesian model with
+    prior ``w ~ N(0, C I)``, and ``q`` converges to a Gaussian approximation of the
+    posterior).
 
     Parameters
     ----------
@@ -233,6 +42,11 @@ class VANLogisticRegression(_GaussianLogisticModel, ClassifierMixin, VANLinearMo
         variance of each coefficient under ``objective="vi"``). ``np.inf`` means
         no penalty: on separable classes the optimum is then at infinity, and
         VAN warns and returns its last (finite) iterate.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplying ``sample_weight`` as in scikit-learn:
+        ``{label: weight}``, or "balanced" (``n_samples / (n_classes *
+        bincount(y))``). "balanced" is refused by :meth:`partial_fit`, which does
+        not see all the data.
     fit_intercept : bool, default=True
         Whether to fit an (unpenalised) intercept.
     beta : float, default=1.0
@@ -260,9 +74,11 @@ class VANLogisticRegression(_GaussianLogisticModel, ClassifierMixin, VANLinearMo
     expectation : {"quadrature", "mc", "exact"}, default="quadrature"
         "quadrature": deterministic quadrature of each linear predictor (2 to 32
         Gauss-Hermite nodes, or a trapezoid rule for wide predictors, chosen per
-        row to keep the error below 1e-12); "mc": ``n_mc_samples`` draws from ``q``
-        per iteration; "exact": closed form, which the logistic loss does not
-        have (raises).
+        row to keep the error below 1e-12; for ``K > 2`` classes a cubature rule
+        over the ``K`` predictors of a row, of degree 5 up to four classes and 3
+        beyond, :mod:`skvan.expectations._cubature`); "mc": ``n_mc_samples`` draws
+        from ``q`` per iteration; "exact": closed form, which the logistic loss
+        does not have (raises).
     n_mc_samples : int, default=10
         Draws per iteration when ``expectation="mc"``, ``>= 1``.
     objective : {"vo", "vi"}, default="vo"
@@ -289,25 +105,32 @@ class VANLogisticRegression(_GaussianLogisticModel, ClassifierMixin, VANLinearMo
     ----------
     classes_ : ndarray of shape (n_classes,)
         Class labels.
-    coef_ : ndarray of shape (n_models, n_features)
-        Mean of ``q`` over the coefficients, one row per binary model.
-    intercept_ : ndarray of shape (n_models,)
-        Mean of ``q`` over the intercepts (zeros if ``fit_intercept=False``).
-    sigma_ : ndarray of shape (n_models, n_features, n_features) or (n_models, n_features)
-        Covariance of ``coef_`` under ``q`` when ``covariance_="full"``; the
-        marginal variances otherwise (never a ``p x p`` matrix for wide data).
-        Under ``objective="vo"`` it shrinks towards zero as VAN converges; use
-        ``objective="vi"`` for a posterior covariance.
-    precision_ : ndarray or list of GramPrecision
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Mean of ``q`` over the coefficients: one row for two classes, one per
+        class for more.
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Mean of ``q`` over the intercepts (zeros if ``fit_intercept=False``). For
+        more than two classes they sum to zero (the softmax is unchanged by a
+        common constant; scikit-learn's convention).
+    sigma_ : ndarray
+        Covariance of ``coef_`` under ``q``. With ``covariance_="full"``: shape
+        ``(1, n_features, n_features)`` for two classes and ``(n_classes,
+        n_features, n_classes, n_features)`` for more (``sigma_[k, j, l, m]`` is the
+        covariance of ``coef_[k, j]`` and ``coef_[l, m]``); otherwise the marginal
+        variances, ``coef_``'s shape. Under ``objective="vo"`` it shrinks towards
+        zero as VAN converges; use ``objective="vi"`` for a posterior covariance.
+    precision_ : ndarray or GramPrecision
         Precision of ``q`` over ``[coef, intercept]`` (``n_params = n_features + 1``
-        with an intercept): ``(n_models, n_params, n_params)`` for "full",
-        ``(n_models, n_params)`` for "diag", and for "dual" and "operator" one
-        :class:`~skvan.van.GramPrecision` per model, ``diag(lam) + X^T diag(d) X``
-        as a ``scipy.sparse.linalg.LinearOperator`` that keeps the training design.
+        with an intercept): ``(1, n_params, n_params)``, ``(n_classes, n_params,
+        n_classes, n_params)`` or, diagonal, ``(rows, n_params)``, like ``sigma_``;
+        for "dual" and "operator" a :class:`~skvan.van.GramPrecision`,
+        ``diag(lam) + X^T diag(d) X`` as a ``scipy.sparse.linalg.LinearOperator``
+        that keeps the training design.
     covariance_ : str
-        The covariance form used: "full", "dual", "operator" or "diag".
-    n_iter_ : ndarray of shape (n_models,)
-        VAN iterations run for each binary model.
+        The covariance form used: "full", "dual", "operator" or "diag" (for the
+        multinomial model, "full" or "diag").
+    n_iter_ : ndarray of shape (1,)
+        VAN iterations run (streaming steps after :meth:`partial_fit`).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -365,12 +188,14 @@ class VANLogisticRegression(_GaussianLogisticModel, ClassifierMixin, VANLinearMo
     _parameter_constraints = {
         **VANLinearModel._parameter_constraints,
         "C": [Interval(Real, 0, None, closed="right")],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
     }
 
     def __init__(
         self,
         C=1.0,
         *,
+        class_weight=None,
         fit_intercept=True,
         beta=1.0,
         beta_growth="auto",
@@ -387,6 +212,7 @@ class VANLogisticRegression(_GaussianLogisticModel, ClassifierMixin, VANLinearMo
         verbose=0,
     ):
         self.C = C
+        self.class_weight = class_weight
         self.fit_intercept = fit_intercept
         self.beta = beta
         self.beta_growth = beta_growth
@@ -403,20 +229,19 @@ class VANLogisticRegression(_GaussianLogisticModel, ClassifierMixin, VANLinearMo
         self.verbose = verbose
 
     # -- fitting ------------------------------------------------------------------
-    def _objectives(self, X, y, sample_weight):
-        """One objective per binary model, all over ``theta' = s * theta`` with the
-        column scales ``s`` of :meth:`~skvan.objectives.LinearModelObjective.column_scale`;
-        returns ``(objectives, s, design)`` with the unscaled design. The penalty is
-        ``||w||^2 / (2C)``, not on the intercept."""
+    def _objective(self, X, y, sample_weight):
+        """The objective over ``theta' = s * theta`` (the column scales ``s`` of
+        :meth:`~skvan.objectives.LinearModelObjective.column_scale`); returns ``(f,
+        s, design)`` with the unscaled design. The penalty is ``||W||^2 / (2C)``,
+        not on the intercepts."""
+        link = self._link()
         Xd = self._design(X)
-        strength = np.full(Xd.shape[1], 1.0 / self.C)
+        row = np.full(Xd.shape[1], 1.0 / self.C)
         if self.fit_intercept:
-            strength[-1] = 0.0
-        targets = self._binary_targets(y)
-        f = LinearModelObjective(Xd, targets[0], LogisticLoss(), sample_weight, L2Penalty(strength))
+            row[-1] = 0.0
+        f = link.objective(Xd, y, sample_weight, L2Penalty(np.tile(row, link.n_rows)))
         column_scale = f.column_scale()
-        f = f.reparametrised(column_scale)
-        return [f.with_targets(t) for t in targets], column_scale, Xd
+        return f.reparametrised(column_scale), column_scale, Xd
 
     def _advice(self, schedule):
         if np.isinf(self.C):
@@ -448,20 +273,15 @@ class VANLogisticRegression(_GaussianLogisticModel, ClassifierMixin, VANLinearMo
         if self.warm_start and hasattr(self, "coef_") and np.array_equal(
             getattr(self, "classes_", None), np.unique(y)
         ):
-            previous = self._means()
+            previous = self._mean()
         self.classes_ = self._validate_targets(y)
-        sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        sample_weight = self._sample_weight(X, y, sample_weight)
         rng = check_random_state(self.random_state)
-        self._resolve_covariance(X)
-        objectives, column_scale, design = self._objectives(X, y, sample_weight)
-        families, n_iter = [], []
-        for k, f in enumerate(objectives):
-            start = None if previous is None else previous[k] * column_scale
-            family = self._initial_family(f, start)
-            n_iter.append(self._solve(f, family, rng).n_iter)
-            families.append(family)
-        self._unpack(families, column_scale, design)
-        self.n_iter_ = np.array(n_iter, dtype=np.int32)
+        self._resolve_covariance(X, n_rows=self._link().n_rows)
+        f, column_scale, design = self._objective(X, y, sample_weight)
+        family = self._initial_family(f, None if previous is None else previous * column_scale)
+        self.n_iter_ = np.array([self._solve(f, family, rng).n_iter], dtype=np.int32)
+        self._unpack(family, column_scale, design)
         self._stream_rng = None  # a later partial_fit starts its own stream of draws
         return self
 

@@ -10,6 +10,7 @@ from ._base import Objective
 from ._function import FunctionObjective
 from ._linear import LinearModelObjective
 from ._losses import LogisticLoss, SquaredLoss
+from ._multinomial import MultinomialObjective, SoftmaxLoss
 from ._penalties import L1Penalty, L2Penalty, NoPenalty
 from ._quadratic import QuadraticObjective
 from ._sparse import LassoCertificate, kkt_excess, kkt_finish, support_from_q
@@ -21,9 +22,11 @@ __all__ = [
     "LassoCertificate",
     "LinearModelObjective",
     "LogisticLoss",
+    "MultinomialObjective",
     "NoPenalty",
     "Objective",
     "QuadraticObjective",
+    "SoftmaxLoss",
     "SquaredLoss",
     "kkt_excess",
     "kkt_finish",

@@ -32,6 +32,15 @@ class Objective(ABC):
     def hessian(self, theta):
         """Return ``hess f(theta)``, shape ``(n_params, n_params)``."""
 
+    def gauge_expectation(self, family, mean):
+        """``E_q[g], E_q[grad g]`` of a gauge term ``g`` that fixes directions in which
+        ``f`` is exactly flat by construction (none here: ``(0, 0)``)."""
+        return 0.0, 0.0
+
+    def add_gauge(self, C):
+        """The curvature ``C`` plus the gauge term's (none here)."""
+        return C
+
     def gauss_newton(self, theta):
         """Return a positive semi-definite curvature at ``theta``.
 

@@ -16,6 +16,28 @@ _MAX_LOG2_SCALE = 160
 _MAX_LOG2_SPREAD = 10
 
 
+def jacobi_column_scale(X, sample_weight, ridge):
+    """Per-column scales: the square root of the weighted mean of ``x_j^2`` plus
+    ``ridge_j`` per unit of weight, rounded to a power of two; all ones when the
+    columns are within ``2^10`` of each other and of 1, or the weights sum to
+    zero (:meth:`LinearModelObjective.column_scale`)."""
+    total = float(np.sum(sample_weight))
+    if total <= 0:
+        return np.ones(X.shape[1])
+    top = column_abs_max(X)
+    top[top == 0] = 1.0
+    # Squares of entries beyond 1e+-100 would over/underflow: normalise those.
+    safe = bool(np.all((top < 1e100) & (top > 1e-100)))
+    norm = np.ones_like(top) if safe else top
+    mean_square = weighted_column_squares(X, sample_weight, None if safe else norm)
+    scale = np.hypot(norm * np.sqrt(mean_square / total), np.sqrt(ridge / total))
+    scale[~(np.isfinite(scale) & (scale > 0))] = 1.0
+    log2 = np.clip(np.round(np.log2(scale)), -_MAX_LOG2_SCALE, _MAX_LOG2_SCALE)
+    if np.ptp(log2) <= _MAX_LOG2_SPREAD and abs(np.mean(log2)) <= _MAX_LOG2_SPREAD:
+        return np.ones(X.shape[1])
+    return np.exp2(log2)
+
+
 class LinearModelObjective(Objective):
     """``f(theta) = multiplier * sum_i w_i l(y_i, x_i^T theta) + g(theta)``.
 
@@ -115,26 +137,14 @@ class LinearModelObjective(Objective):
         preconditioning makes it: on features spanning 1e-8 to 1e8 that keeps the
         precision's eigenvalues within float64's reach (they would span 1e32).
         """
-        X, w = self.X, self.sample_weight
-        total = float(np.sum(w))
-        if total <= 0:
-            return np.ones(self.n_params)
-        top = column_abs_max(X)
-        top[top == 0] = 1.0
-        ridge = np.broadcast_to(self.penalty.curvature_bound / (self.loss.max_curvature * total),
-                                (self.n_params,))
-        # Squares of entries beyond 1e+-100 would over/underflow: normalise those.
-        safe = bool(np.all((top < 1e100) & (top > 1e-100)))
-        norm = np.ones_like(top) if safe else top
-        mean_square = weighted_column_squares(X, w, None if safe else norm)
-        scale = np.hypot(norm * np.sqrt(mean_square / total), np.sqrt(ridge))
-        scale[~(np.isfinite(scale) & (scale > 0))] = 1.0
-        log2 = np.clip(np.round(np.log2(scale)), -_MAX_LOG2_SCALE, _MAX_LOG2_SCALE)
-        if np.ptp(log2) <= _MAX_LOG2_SPREAD and abs(np.mean(log2)) <= _MAX_LOG2_SPREAD:
-            return np.ones(self.n_params)
-        return np.exp2(log2)
+        bound = np.broadcast_to(self.penalty.curvature_bound, (self.n_params,))
+        return jacobi_column_scale(self.X, self.sample_weight, bound / self.loss.max_curvature)
 
     # -- from per-sample derivatives to derivatives in theta --------------------
+    def predictors(self, theta):
+        """``X theta``."""
+        return self.X @ theta
+
     def data_gradient(self, raw_gradient):
         """Return ``X^T (multiplier * w * raw_gradient)``."""
         return self.X.T @ (self.weights * raw_gradient)

@@ -33,7 +33,6 @@ data's share back would leave their variances at the mercy of cancellation.
 """
 
 import numpy as np
-import scipy.sparse as sp
 from scipy import linalg
 from scipy.linalg import lapack
 from scipy.sparse.linalg import LinearOperator, cg
@@ -537,9 +536,10 @@ def family_from_parts(kind, mean, lam, d, X, free=None):
 
     if kind in ("dual", "operator"):
         return make_gram_family(kind, mean, GramPrecision(lam, d, X, free))
+    data = np.any(d != 0)
     if kind == "diag":
-        return make_family(kind, mean, lam + np.asarray(squared(X).T @ d).ravel())
+        return make_family(kind, mean, lam + np.asarray(squared(X).T @ d).ravel() if data else lam)
     P = np.diag(lam)
-    if np.any(d != 0):
+    if data:
         P += gram(X, d)
     return make_family(kind, mean, P)

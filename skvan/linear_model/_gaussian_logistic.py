@@ -1,0 +1,270 @@
+"""What both logistic estimators share: the Gaussian logistic model over
+``[coef, intercept]``, binary or multinomial, its streaming steps and its
+predictions averaged over ``q``.
+
+Two links, chosen by the number of classes, say what differs:
+
+- :class:`BinaryLink`: one linear predictor, the logistic loss; ``coef_`` has
+  one row.
+- :class:`SoftmaxLink`: ``K`` predictors, the softmax loss; ``coef_`` has ``K``
+  rows and one Gaussian covers them all, as scikit-learn's multinomial
+  ``LogisticRegression`` has one objective over all of them.
+"""
+
+import numpy as np
+from scipy.special import expit, softmax
+from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+
+from .._compat import validate_data
+from ..expectations import expected_log_softmax, log_expected_sigmoid
+from ..expectations._cubature import predictor_covariances
+from ..objectives import LinearModelObjective, LogisticLoss, MultinomialObjective
+from ._base import CHECK_X
+
+
+class BinaryLink:
+    """Two classes: ``p(y = classes[1] | x) = sigmoid(x^T w + b)``."""
+
+    n_rows = 1
+
+    def __init__(self, classes):
+        self.classes = classes
+
+    def objective(self, Xd, y, sample_weight, penalty=None):
+        """The logistic objective with targets in ``{-1, +1}``."""
+        return LinearModelObjective(Xd, np.where(y == self.classes[1], 1.0, -1.0), LogisticLoss(),
+                                    sample_weight, penalty)
+
+    @staticmethod
+    def log_proba(Xd, family):
+        """``log E_q[p(y | x)]``, columns in the order of the classes."""
+        log_p, log_q = log_expected_sigmoid(Xd @ family.mean, family.predictor_variance(Xd))
+        return np.column_stack([log_q, log_p])
+
+    @staticmethod
+    def proba(Xd, thetas):
+        """Probabilities ``(n_draws, n_samples, 2)`` under each parameter draw."""
+        p = expit(np.asarray(Xd @ thetas.T).T)
+        return np.stack([1.0 - p, p], axis=-1)
+
+
+class SoftmaxLink(BinaryLink):
+    """``K > 2`` classes: ``p(y = k | x) = softmax(W x)_k`` with one Gaussian over all
+    of ``W`` (class-major, each row ``[coef_k, intercept_k]``)."""
+
+    def __init__(self, classes):
+        super().__init__(classes)
+        self.n_rows = len(classes)
+
+    def objective(self, Xd, y, sample_weight, penalty=None):
+        """The multinomial objective with one-hot targets."""
+        Y = (np.asarray(y)[:, None] == self.classes[None, :]).astype(np.float64)
+        return MultinomialObjective(Xd, Y, sample_weight, penalty)
+
+    def log_proba(self, Xd, family):
+        theta = family.mean.reshape(self.n_rows, -1)
+        M = np.asarray(Xd @ theta.T)
+        return expected_log_softmax(M, predictor_covariances(Xd, self.n_rows, family))
+
+    def proba(self, Xd, thetas):
+        W = thetas.reshape(len(thetas), self.n_rows, -1)
+        return softmax(np.stack([np.asarray(Xd @ w.T) for w in W]), axis=-1)
+
+
+def make_link(classes):
+    """The link for ``classes``: binary for two, softmax beyond."""
+    return BinaryLink(classes) if len(classes) == 2 else SoftmaxLink(classes)
+
+
+class GaussianLogisticModel:
+    """Mixed into :class:`~skvan.linear_model._base.VANLinearModel` subclasses with a
+    ``C`` and a ``class_weight``: target checks, class weights, the stream
+    (``partial_fit``) and the predictions averaged over ``q``."""
+
+    def _link(self):
+        return make_link(self.classes_)
+
+    def _validate_targets(self, y, classes=None):
+        check_classification_targets(y)
+        if classes is None:
+            classes = np.unique(y)
+            if classes.shape[0] < 2:
+                raise ValueError(
+                    "This solver needs samples of at least 2 classes in the data, but "
+                    f"the data contains only one class: {classes[0]!r}."
+                )
+        else:
+            unseen = np.setdiff1d(np.unique(y), classes)
+            if unseen.size:
+                raise ValueError(
+                    f"y contains labels {unseen.tolist()} that are not in classes_ "
+                    f"{classes.tolist()}; pass every label in `classes` on the first "
+                    "call to partial_fit."
+                )
+        return classes
+
+    def _sample_weight(self, X, y, sample_weight, stream=False):
+        """``sample_weight`` (validated) times the class weights of ``y``, as
+        scikit-learn's estimators multiply them."""
+        sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        if self.class_weight is None:
+            return sample_weight
+        if stream and self.class_weight == "balanced":
+            raise ValueError(
+                "class_weight='balanced' needs the class counts of all the data, which "
+                "partial_fit does not see; pass a dict of weights instead."
+            )
+        weights = compute_class_weight(self.class_weight, classes=self.classes_, y=y) \
+            if self.class_weight == "balanced" else \
+            np.array([self.class_weight.get(c, 1.0) for c in self.classes_], dtype=np.float64)
+        return sample_weight * weights[np.searchsorted(self.classes_, y)]
+
+    def _stream(self, X, y, classes=None, sample_weight=None):
+        """One streaming step on a labelled batch (:meth:`partial_fit`)."""
+        first = not hasattr(self, "classes_")
+        if first:
+            self._validate_params()
+            self._check_solver_params()
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            if np.isinf(self.C):
+                raise ValueError(
+                    "partial_fit starts from the prior N(0, C I), which C=inf does not "
+                    "define; use a finite C."
+                )
+        elif classes is not None and not np.array_equal(self.classes_, np.unique(classes)):
+            raise ValueError(
+                f"`classes={np.unique(classes).tolist()}` is not the same as on the first "
+                f"call to partial_fit, which was {self.classes_.tolist()}."
+            )
+        X, y = validate_data(self, X, y, **CHECK_X, reset=first)
+        if first:
+            self.classes_ = self._validate_targets(y, np.unique(classes))
+            if len(self.classes_) < 2:
+                raise ValueError("classes must contain at least 2 labels.")
+            self._resolve_covariance(X, stream=True, n_rows=self._link().n_rows)
+            self._start_stream()
+        else:
+            self._validate_targets(y, self.classes_)
+            self._check_streamable()
+        return self._learn(X, y, self._sample_weight(X, y, sample_weight, stream=True))
+
+    def _learn(self, X, y, sample_weight):
+        """One streaming VAN step on validated rows: the data term of the batch alone
+        (the prior entered once, at the start of the stream)."""
+        if getattr(self, "_stream_rng", None) is None:
+            self._stream_rng = check_random_state(self.random_state)
+        family = self._family()
+        self._stream_step(self._link().objective(self._design(X), y, sample_weight), family,
+                          self._stream_rng)
+        self._unpack(family)
+        self.n_iter_ = self.n_iter_ + 1
+        return self
+
+    def _start_stream(self):
+        """Set the prior ``N(0, C I)`` over ``[coef, intercept]`` as the fitted ``q``."""
+        n_params = (self.n_features_in_ + int(self.fit_intercept)) * self._link().n_rows
+        self._unpack(self._prior_family(n_params, self.C))
+        self.n_iter_ = np.zeros(1, dtype=np.int32)
+        self._stream_rng = None
+
+    # -- prediction ---------------------------------------------------------------
+    def _log_proba(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, **CHECK_X)
+        return self._link().log_proba(self._design(X), self._family())
+
+    def decision_function(self, X):
+        """Scores from the predictive distribution under ``q``.
+
+        Binary: the log-odds ``log p(y=1|x) - log p(y=0|x)`` (for ``objective="vo"``
+        after convergence, ``x^T coef_ + intercept_``). Multiclass: the
+        log-probabilities of :meth:`predict_log_proba` (after VO convergence, the
+        linear predictors ``X coef_^T + intercept_`` less their per-row log-sum-exp).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            As above; they rank classes as :meth:`predict_proba` does.
+        """
+        log_proba = self._log_proba(X)
+        return log_proba[:, 1] - log_proba[:, 0] if log_proba.shape[1] == 2 else log_proba
+
+    def predict_log_proba(self, X):
+        """Log of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Log-probabilities, columns in the order of ``classes_``.
+        """
+        log_proba = self._log_proba(X)
+        # The cubature's probabilities sum to 1 to rounding; make it exact.
+        return log_proba - np.logaddexp.reduce(log_proba, axis=1, keepdims=True)
+
+    def predict_proba(self, X):
+        """Class probabilities averaged over ``q``: ``E_q[p(y | x, W, b)]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Probabilities, columns in the order of ``classes_``; rows sum to 1.
+        """
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X):
+        """Most probable class under :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Predicted labels from ``classes_``.
+        """
+        log_proba = self._log_proba(X)
+        return self.classes_[np.argmax(log_proba, axis=1)]
+
+    def sample_proba(self, X, n_draws=100, random_state=None):
+        """Class probabilities under parameters drawn from ``q``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Samples.
+        n_draws : int, default=100
+            Number of parameter vectors drawn from ``q``.
+        random_state : int, RandomState instance or None, default=None
+            Seeds the draws.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_draws, n_samples, n_classes)
+            ``proba[s]`` are the class probabilities under the ``s``-th draw; their
+            mean over ``s`` estimates :meth:`predict_proba`.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, **CHECK_X)
+        thetas = self._family().sample(n_draws, check_random_state(random_state))
+        return self._link().proba(self._design(X), thetas)

@@ -1,0 +1,195 @@
+"""The multinomial model (issue 13): derivatives, the K-dimensional expectations
+against Monte Carlo, scikit-learn's optimum, class weights, VI and streaming."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import approx_fprime, check_grad
+from sklearn.datasets import load_digits, load_iris, load_wine
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
+
+from skvan import ActiveVANClassifier, VANLogisticRegression
+from skvan.active import bald_sampling, entropy_sampling
+from skvan.expectations import MonteCarlo, SoftmaxCubature, expected_log_softmax
+from skvan.objectives import L2Penalty, MultinomialObjective, SoftmaxLoss
+from skvan.van import DiagonalGaussian, FullGaussian
+
+
+def _objective(rng, n=40, p=4, K=3, penalty=True):
+    X = np.c_[rng.randn(n, p - 1), np.ones(n)]
+    Y = np.eye(K)[rng.randint(K, size=n)]
+    strength = np.tile(np.r_[np.full(p - 1, 0.7), 0.0], K) if penalty else None
+    return MultinomialObjective(X, Y, rng.uniform(0.5, 2.0, n),
+                                L2Penalty(strength) if penalty else None, multiplier=1.3)
+
+
+def test_softmax_loss_derivatives_match_finite_differences(rng):
+    loss = SoftmaxLoss()
+    Y = np.eye(4)[[1]]
+    a = rng.randn(1, 4)
+    _, g, H = loss.loss_derivatives(Y, a)
+    g_fd = approx_fprime(a[0], lambda t: loss.loss(Y, t[None])[0], 1e-7)
+    np.testing.assert_allclose(g[0], g_fd, atol=1e-6)
+    H_fd = np.array([approx_fprime(a[0], lambda t, k=k: loss.loss_derivatives(Y, t[None])[1][0, k], 1e-7)
+                     for k in range(4)])
+    np.testing.assert_allclose(H[0], H_fd, atol=1e-6)
+
+
+@pytest.mark.parametrize("penalty", [True, False])
+def test_objective_gradient_and_hessian_match_finite_differences(penalty, rng):
+    """Including the gauge term that fixes the intercepts' common shift."""
+    f = _objective(rng, penalty=penalty)
+    for _ in range(3):
+        theta = rng.randn(f.n_params)
+        assert check_grad(f.value, f.gradient, theta) < 1e-5 * max(1, np.linalg.norm(f.gradient(theta)))
+        H_fd = np.array([approx_fprime(theta, lambda t, j=j: f.gradient(t)[j], 1e-7)
+                         for j in range(f.n_params)])
+        np.testing.assert_allclose(f.hessian(theta), H_fd, rtol=1e-5, atol=1e-5)
+
+
+def _monte_carlo_rows(Y, M, V, n_draws=200_000, seed=1):
+    """Per-row ``E[l], E[l'], E[l'']`` by plain Monte Carlo, in chunks of draws."""
+    loss, L = SoftmaxLoss(), np.linalg.cholesky(V)
+    rng = np.random.default_rng(seed)
+    sums = [0.0, 0.0, 0.0]
+    for _ in range(n_draws // 20_000):
+        A = M[:, None, :] + rng.standard_normal((20_000, M.shape[1])) @ np.swapaxes(L, 1, 2)
+        for k, part in enumerate(loss.loss_derivatives(Y[:, None, :], A)):
+            sums[k] = sums[k] + part.sum(axis=1)
+    return [x / n_draws for x in sums]
+
+
+@pytest.mark.parametrize("K, sd, tol", [(3, 0.1, 1e-3), (3, 0.5, 5e-3), (6, 0.1, 2e-3),
+                                        (6, 0.5, 2e-2)])
+def test_cubature_agrees_with_monte_carlo(K, sd, tol, rng):
+    """The stated accuracy (skvan.expectations._cubature): per-row E[l], E[l'] and
+    the curvature within ``tol`` (absolute; l' and l'' are O(1)) of 200,000 Monte
+    Carlo draws (whose own error is about 1e-3 here) for predictors of largest
+    standard deviation ``sd``: degree 5 for three classes, degree 3 for six. The
+    curvature is the derivative of the rule's own value (consistent_curvature),
+    the least accurate of the three."""
+    n = 20
+    M = 2 * rng.randn(n, K)
+    R = rng.randn(n, K, K)
+    V = R @ np.swapaxes(R, 1, 2)
+    V *= sd**2 / np.linalg.eigvalsh(V)[:, -1][:, None, None]
+    Y = np.eye(K)[rng.randint(K, size=n)]
+    f = MultinomialObjective(np.ones((n, 1)), Y)
+    e0, e1, e2 = SoftmaxCubature()._raw(f, M, V, "exact")
+    m0, m1, m2 = _monte_carlo_rows(Y, M, V)
+    np.testing.assert_allclose(e0, m0, atol=tol * np.abs(m0).max())
+    np.testing.assert_allclose(e1, m1, atol=tol)
+    np.testing.assert_allclose(e2, m2, atol=tol)
+
+
+@pytest.mark.parametrize("kind", ["full", "diag"])
+def test_assembled_expectations_agree_with_monte_carlo(kind, rng):
+    """In parameter space (predictor sd about 0.2): value, gradient and curvature
+    within 1% of Monte Carlo's, gauge and penalty included."""
+    f = _objective(rng, n=30, p=4, K=3)
+    mean = rng.randn(f.n_params) * 0.5
+    P = np.eye(f.n_params) * 100.0
+    family = FullGaussian(mean, P) if kind == "full" else DiagonalGaussian(mean, np.diag(P))
+    cub = SoftmaxCubature()(f, family)
+    mc = MonteCarlo(20_000)(f, family, random_state=np.random.RandomState(0))
+    assert abs(cub.value - mc.value) <= 1e-2 * abs(mc.value)
+    np.testing.assert_allclose(cub.gradient, mc.gradient, atol=1e-2 * np.abs(mc.gradient).max())
+    np.testing.assert_allclose(cub.curvature, mc.curvature, atol=1e-2 * np.abs(mc.curvature).max())
+
+
+def test_predictive_probabilities_agree_with_monte_carlo(rng):
+    """Wide predictors (sd 1 to 2) use the quasi-Monte Carlo rule: within 5e-3."""
+    K = 5
+    M = rng.randn(30, K)
+    R = rng.randn(30, K, K) * 1.5
+    V = R @ np.swapaxes(R, 1, 2) / K
+    p = np.exp(expected_log_softmax(M, V))
+    L = np.linalg.cholesky(V)
+    Z = np.random.default_rng(1).standard_normal((100_000, K))
+    A = M[:, None, :] + Z @ np.swapaxes(L, 1, 2)
+    ref = np.exp(A - np.logaddexp.reduce(A, axis=-1, keepdims=True)).mean(axis=1)
+    np.testing.assert_allclose(p, ref, atol=5e-3)
+
+
+def _sklearn(X, y, C, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return LogisticRegression(C=C, tol=1e-12, max_iter=100_000, **kw).fit(X, y)
+
+
+def _data(name):
+    X, y = {"iris": load_iris, "wine": load_wine, "digits": load_digits}[name](return_X_y=True)
+    return StandardScaler().fit_transform(X), y
+
+
+@pytest.mark.parametrize("name", ["iris", "wine", pytest.param("digits", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_multinomial_matches_sklearn(name, C):
+    """coef_ and intercept_ within 1e-4 relative of scikit-learn's multinomial fit
+    (intercepts summing to zero, as scikit-learn's)."""
+    X, y = _data(name)
+    ref = _sklearn(X, y, C)
+    van = VANLogisticRegression(C=C).fit(X, y)
+    scale = np.abs(ref.coef_).max()
+    assert np.abs(van.coef_ - ref.coef_).max() <= 1e-4 * scale
+    assert np.abs(van.intercept_ - ref.intercept_).max() <= 1e-4 * scale
+    assert abs(van.intercept_.sum()) < 1e-10 * scale
+
+
+@pytest.mark.parametrize("class_weight", ["balanced", {0: 1.0, 1: 3.0, 2: 0.5}])
+@pytest.mark.parametrize("binary", [True, False])
+def test_class_weight_matches_sklearn(class_weight, binary):
+    X, y = _data("wine")
+    if binary:
+        keep = y < 2
+        X, y = X[keep], y[keep]
+        if isinstance(class_weight, dict):
+            class_weight = {0: 1.0, 1: 3.0}
+    ref = _sklearn(X, y, 1.0, class_weight=class_weight)
+    van = VANLogisticRegression(C=1.0, class_weight=class_weight).fit(X, y)
+    assert np.abs(van.coef_ - ref.coef_).max() <= 1e-4 * np.abs(ref.coef_).max()
+    # class weights multiply sample weights: the same as passing them
+    w = np.where(y == 1, 3.0, 1.0) if binary and isinstance(class_weight, dict) else None
+    if w is not None:
+        van_w = VANLogisticRegression(C=1.0).fit(X, y, sample_weight=w)
+        np.testing.assert_allclose(van.coef_, van_w.coef_, rtol=1e-10)
+
+
+def test_balanced_class_weight_is_refused_by_partial_fit():
+    X, y = _data("iris")
+    with pytest.raises(ValueError, match="balanced"):
+        VANLogisticRegression(class_weight="balanced").partial_fit(X, y, classes=[0, 1, 2])
+
+
+def test_vi_posterior_draws_and_averaged_predictions():
+    X, y = _data("iris")
+    vi = VANLogisticRegression(C=1.0, objective="vi").fit(X, y)
+    draws = vi.sample_proba(X[:20], 20_000, random_state=0)
+    assert draws.shape == (20_000, 20, 3)
+    np.testing.assert_allclose(draws.mean(axis=0), vi.predict_proba(X[:20]), atol=1e-2)
+    sd = np.sqrt(np.einsum("kjkj->kj", vi.sigma_))
+    assert np.all(sd > 0) and np.all(sd < np.sqrt(1.0))  # inside the prior N(0, C)
+
+
+def test_streaming_multinomial_reaches_the_batch_posterior():
+    """partial_fit over one pass in 5 batches: the running sum is then the full
+    data's VO precision plus the prior; the mean is close to the batch VI mean."""
+    X, y = _data("iris")
+    stream = VANLogisticRegression(C=1.0)
+    for rows in np.array_split(np.random.RandomState(0).permutation(len(y)), 5):
+        stream.partial_fit(X[rows], y[rows], classes=[0, 1, 2])
+    assert stream.coef_.shape == (3, 4) and stream.n_iter_[0] == 5
+    assert stream.score(X, y) > 0.9
+
+
+@pytest.mark.parametrize("strategy", [entropy_sampling, bald_sampling])
+def test_active_learning_on_three_classes(strategy):
+    X, y = _data("iris")
+    clf = ActiveVANClassifier(query_strategy="entropy", batch_size=5, max_iter=6,
+                              random_state=0).fit(X, y)
+    assert clf.coef_.shape == (3, 4)
+    idx, scores = strategy(clf, X, n_instances=4, random_state=0)
+    assert len(set(idx)) == 4 and np.all(scores >= 0)
+    assert clf.teach(X[idx], y[idx]).n_labels_ == 34
