@@ -152,7 +152,6 @@ def test_convergence_warning_names_the_fix(rng):
 
 
 def test_schedule_caps():
-    fam = FullGaussian(np.zeros(1), np.eye(1))
     vo = GeometricSchedule(1.0, 10.0)
     assert vo.rates(3, VO()) == pytest.approx((1000.0, 1.0))
     assert vo.rates(500, VO()) == (BETA_MAX, 0.1)  # capped, running sum discounted
