@@ -176,22 +176,29 @@ class SoftmaxCubature(LinearPredictorExpectation):
     def _predictor_spread(objective, family):
         return predictor_covariances(objective.X, objective.n_classes, family)
 
+    @staticmethod
+    def _no_spread(objective):
+        return np.zeros((objective.n_samples, objective.n_classes, objective.n_classes))
+
     def _raw(self, objective, M, V, need):
+        if not V.any():  # a point mass: the derivatives at the mean
+            l, G, H = objective.loss.loss_derivatives(objective.Y, M)
+            return l, G, None if need == "value" else (
+                objective.loss.gauss_newton(G, H) if need == "gauss_newton" else H)
         n, K = M.shape
         e0, e1 = np.empty(n), np.empty((n, K))
         e2 = None if need == "value" else np.empty((n, K, K))
-        step = max(1, _CHUNK // (len(softmax_rule(K)[1]) * K * K))
+        step = max(1, _CHUNK // (len(softmax_rule(K)[1]) * K))
         loss = objective.loss
         for start in range(0, n, step):
             rows = slice(start, min(start + step, n))
             A, w, roots = points(M[rows], V[rows])
-            lv, G, H = loss.loss_derivatives(objective.Y[rows, None, :], A)
-            e0[rows], e1[rows] = lv @ w, np.swapaxes(G, 1, 2) @ w
+            e0[rows], e1[rows], C, G = loss.weighted_derivatives(objective.Y[rows, None, :], A, w,
+                                                                 need)
             if need == "gauss_newton":
-                e2[rows] = np.tensordot(loss.gauss_newton(G, H), w, axes=([1], [0]))
+                e2[rows] = C
             elif need == "exact":
-                H_mean = np.tensordot(H, w, axes=([1], [0]))
-                e2[rows] = consistent_curvature(G, H_mean, w, roots)
+                e2[rows] = consistent_curvature(G, C, w, roots)
         return e0, e1, e2
 
 

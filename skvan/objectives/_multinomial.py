@@ -67,6 +67,27 @@ class SoftmaxLoss:
         product of the per-example gradient, ``g g^T`` (VAG)."""
         return G[..., :, None] * G[..., None, :]
 
+    def weighted_derivatives(self, Y, A, w, need="exact"):
+        """Weighted averages over the points of each row, ``A`` ``(n, S, K)`` and
+        weights ``w`` ``(S,)``: ``(sum_s w_s l, sum_s w_s g, sum_s w_s c, g)`` with ``c``
+        the Hessian ``diag(p) - p p^T`` (``need="exact"``), ``g g^T`` ("gauss_newton") or
+        nothing ("value"), and ``g`` the per-point gradients ``(n, S, K)``. The
+        ``(n, S, K, K)`` Hessians are never formed: ``sum_s w_s p p^T`` is a product."""
+        lse = logsumexp(A, axis=-1)
+        P = np.exp(A - lse[..., None])
+        G = P - Y
+        e0 = (lse - np.sum(Y * A, axis=-1)) @ w
+        e1 = np.swapaxes(G, 1, 2) @ w
+        if need == "value":
+            return e0, e1, None, G
+        B = G if need == "gauss_newton" else P
+        C = np.swapaxes(B * w[None, :, None], 1, 2) @ B
+        if need == "exact":
+            C = -C
+            idx = np.arange(A.shape[-1])
+            C[:, idx, idx] += np.swapaxes(P, 1, 2) @ w
+        return e0, e1, C, G
+
 
 class MultinomialObjective(Objective):
     """``f(theta) = multiplier * sum_i w_i l(y_i, W x_i) + g(theta)``, ``theta = W.ravel()``.

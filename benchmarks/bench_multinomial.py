@@ -1,0 +1,130 @@
+"""Multinomial VAN logistic regression against scikit-learn (issue 13).
+
+1. Fit time at matched accuracy: VAN with its defaults against scikit-learn's
+   multinomial ``LogisticRegression`` with lbfgs and newton-cholesky, each at
+   the loosest tol in 1e-1, 1e-2, ... whose relative coefficient error
+   ``max |W - W_ref| / max |W_ref|`` is at most 1e-4 (``W_ref``: lbfgs at tol
+   1e-12). Medians of alternating repeats; the ratio is VAN's median over the
+   faster scikit-learn solver's.
+2. Held-out log-loss on small training sets: the predictions of the VI
+   posterior averaged over ``q`` (``predict_proba``) against the plug-in ones at
+   its mean and scikit-learn's (MAP), over random training subsets.
+
+Run: python benchmarks/bench_multinomial.py [--repeats 5] [--quick]
+"""
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+from scipy.special import softmax
+from sklearn.datasets import load_digits, load_iris, load_wine, make_classification
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import log_loss
+from sklearn.preprocessing import StandardScaler
+
+from skvan import VANLogisticRegression
+
+TARGET = 1e-4
+
+
+def timing_problems(quick):
+    X, y = load_digits(return_X_y=True)
+    yield "digits (1797 x 64, 10 classes)", StandardScaler().fit_transform(X), y
+    n = 10_000 if quick else 50_000
+    X, y = make_classification(n, 50, n_informative=30, n_classes=10, n_clusters_per_class=1,
+                               random_state=0)
+    yield f"synthetic ({n} x 50, 10 classes)", X, y
+
+
+def rel_err(est, ref):
+    return float(np.max(np.abs(est.coef_ - ref.coef_)) / np.max(np.abs(ref.coef_)))
+
+
+def at_target(solver, X, y, C, ref):
+    for tol in 10.0 ** -np.arange(1, 13):
+        est = LogisticRegression(C=C, solver=solver, tol=tol, max_iter=100_000).fit(X, y)
+        if rel_err(est, ref) <= TARGET:
+            return tol
+    return None
+
+
+def timed(make, X, y):
+    start = time.perf_counter()
+    est = make().fit(X, y)
+    return time.perf_counter() - start, est
+
+
+def time_fits(repeats, quick, C=1.0):
+    print(f"Fit time at matched accuracy (relative coefficient error <= {TARGET:g}), C={C}, "
+          f"medians of {repeats} alternating repeats\n")
+    print(f"{'problem':<36}{'solver':<17}{'tol':>7}{'ms':>9}{'err':>9}{'iter':>6}")
+    for name, X, y in timing_problems(quick):
+        ref = LogisticRegression(C=C, tol=1e-12, max_iter=100_000).fit(X, y)
+        makes = {"VAN (defaults)": lambda: VANLogisticRegression(C=C)}
+        tols = {}
+        for solver in ("lbfgs", "newton-cholesky"):
+            tol = at_target(solver, X, y, C, ref)
+            if tol is not None:
+                tols[solver] = tol
+                makes[solver] = lambda s=solver, t=tol: LogisticRegression(
+                    C=C, solver=s, tol=t, max_iter=100_000)
+        times = {k: [] for k in makes}
+        fitted = {}
+        for _ in range(repeats):
+            for key, make in makes.items():
+                t, fitted[key] = timed(make, X, y)
+                times[key].append(t)
+        med = {k: float(np.median(v)) for k, v in times.items()}
+        for key in makes:
+            iters = int(np.max(fitted[key].n_iter_))
+            tol = f"{tols[key]:.0e}" if key in tols else "-"
+            print(f"{name:<36}{key:<17}{tol:>7}{1e3 * med[key]:>9.1f}"
+                  f"{rel_err(fitted[key], ref):>9.1e}{iters:>6}")
+        best = min((k for k in makes if k in tols), key=med.get)
+        print(f"{'':<36}ratio VAN / {best}: {med['VAN (defaults)'] / med[best]:.2f}\n")
+
+
+def small_training_sets(n_splits, sizes=(20, 40, 80)):
+    print("Held-out log-loss on small training sets (mean over splits); VI posterior "
+          "averaged vs plug-in at its mean vs scikit-learn (MAP), C=1\n")
+    print(f"{'data':<8}{'n train':>8}{'VI averaged':>13}{'VI plug-in':>12}{'sklearn':>10}")
+    for name, load in (("iris", load_iris), ("wine", load_wine), ("digits", load_digits)):
+        X, y = load(return_X_y=True)
+        rng = np.random.default_rng(0)
+        for n in sizes:
+            if n < 2 * len(np.unique(y)) or (name == "digits" and n < 40):
+                continue
+            scores = []
+            for _ in range(n_splits):
+                idx = rng.permutation(len(y))
+                train, test = idx[:n], idx[n:]
+                if len(np.unique(y[train])) < len(np.unique(y)):
+                    continue
+                scaler = StandardScaler().fit(X[train])
+                Xtr, Xte = scaler.transform(X[train]), scaler.transform(X[test])
+                vi = VANLogisticRegression(C=1.0, objective="vi", max_iter=300).fit(Xtr, y[train])
+                plug = softmax(Xte @ vi.coef_.T + vi.intercept_, axis=1)
+                sk = LogisticRegression(C=1.0, max_iter=10_000).fit(Xtr, y[train])
+                labels = np.unique(y)
+                scores.append([log_loss(y[test], vi.predict_proba(Xte), labels=labels),
+                               log_loss(y[test], plug, labels=labels),
+                               log_loss(y[test], sk.predict_proba(Xte), labels=labels)])
+            m = np.mean(scores, axis=0)
+            print(f"{name:<8}{n:>8}{m[0]:>13.3f}{m[1]:>12.3f}{m[2]:>10.3f}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--splits", type=int, default=10)
+    parser.add_argument("--quick", action="store_true", help="10,000 synthetic rows, 3 splits")
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    time_fits(args.repeats, args.quick)
+    small_training_sets(3 if args.quick else args.splits)
+
+
+if __name__ == "__main__":
+    main()
