@@ -153,13 +153,13 @@ def test_convergence_warning_names_the_fix(rng):
 
 def test_schedule_caps():
     vo = GeometricSchedule(1.0, 10.0)
-    assert vo.rates(3, VO()) == pytest.approx((1000.0, 1.0))
-    assert vo.rates(500, VO()) == (BETA_MAX, 0.1)  # capped, running sum discounted
+    assert vo.rates(3, VO()) == pytest.approx((1000.0, 1.0, 1000.0))
+    assert vo.rates(500, VO()) == (BETA_MAX, 0.1, BETA_MAX)  # capped, running sum discounted
     vi = GeometricSchedule(0.1, 10.0)
-    assert vi.rates(0, VI()) == pytest.approx((0.1, 0.9))
-    assert vi.rates(5, VI()) == (1.0, 0.0)
+    assert vi.rates(0, VI()) == pytest.approx((0.1, 0.9, 0.1))
+    assert vi.rates(5, VI()) == (1.0, 0.0, 1.0)
     const = GeometricSchedule(0.3, 1.0)
-    assert const.rates(10_000, VO()) == pytest.approx((0.3, 1.0))
+    assert const.rates(10_000, VO()) == pytest.approx((0.3, 1.0, 0.3))
 
 
 def test_minibatch_svan_averages_towards_the_optimum(rng):

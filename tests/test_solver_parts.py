@@ -92,7 +92,7 @@ def test_objective_decrease_holds_along_a_backtracked_vi_run(rng):
 def test_vo_rates_cap_and_discount():
     rates = GeometricSchedule(1.0, 10.0).rates(200, VO())
     assert rates.beta == 1e100 and rates.keep == pytest.approx(0.1)
-    assert VO().with_beta(rates, 3.0) == (3.0, rates.keep)
+    assert VO().with_beta(rates, 3.0) == (3.0, rates.keep, 3.0)
 
 
 def test_reparametrised_objective_is_the_same_function(rng):

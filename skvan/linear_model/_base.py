@@ -15,10 +15,12 @@ from .._compat import Interval, StrOptions
 from .._data import as_design, issparse
 from ..expectations import make_expectation
 from ..van import (
+    AveragingSchedule,
     FullStep,
     GeometricSchedule,
     MeanContraction,
     Minibatches,
+    PassChange,
     VANSolver,
     auto_covariance,
     family_from_parts,
@@ -61,6 +63,7 @@ class VANLinearModel(BaseEstimator):
         "n_mc_samples": [Interval(Integral, 1, None, closed="left")],
         "objective": [StrOptions({"vo", "vi"})],
         "batch_size": [Interval(Integral, 1, None, closed="left"), None],
+        "stream_size": [Interval(Integral, 1, None, closed="left"), None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "fit_intercept": ["boolean"],
@@ -155,39 +158,55 @@ class VANLinearModel(BaseEstimator):
         """Whether a fit on ``n_samples`` rows sees minibatches (None: not rows)."""
         return self.batch_size is not None and n_samples is not None and self.batch_size < n_samples
 
+    def _steps_per_pass(self, n_samples):
+        """Minibatch steps in one data pass (1 on the full batch)."""
+        return -(-n_samples // self.batch_size) if self._stochastic(n_samples) else 1
+
     def _schedule(self, n_samples, objective):
-        """``beta_t = beta * g^t``; ``beta_growth="auto"`` is geometric growth for VO
-        on the full data and constant otherwise (minibatches need the running
-        average; under VI ``beta`` is a damping weight)."""
+        """The schedule of the rates. ``beta_growth="auto"``: geometric growth for VO
+        on the full data, constant ``beta`` for VI on the full data (a damping
+        weight), and sVAN's :class:`~skvan.van.AveragingSchedule` with minibatches.
+        A number is the paper's geometric schedule ``beta * growth**t`` everywhere
+        (``1`` with minibatches: the paper's sVAN)."""
         growth = self.beta_growth
         if growth == "auto":
-            constant = self._stochastic(n_samples) or objective == "vi"
-            growth = 1.0 if constant else self._auto_growth
+            if self._stochastic(n_samples):
+                return AveragingSchedule(self.beta)
+            growth = 1.0 if objective == "vi" else self._auto_growth
         return GeometricSchedule(self.beta, growth)
+
+    def _stop(self, n_samples):
+        """The convergence test: the mean's contraction on the full batch, its change
+        over a data pass with minibatches."""
+        return PassChange(self.tol) if self._stochastic(n_samples) else MeanContraction(self.tol)
 
     def _solve(self, f, family, random_state, objective=None, step=None, stop=None,
                schedule=None):
         """Fit ``family`` to ``f`` with the shared solver (the estimator's schedule,
-        batches and tolerance unless given); warn if the full-batch run did not
-        converge."""
+        batches and convergence test unless given); ``max_iter`` counts iterations
+        on the full batch and data passes with minibatches (scikit-learn's SGD
+        convention). Warns if the run ended at ``max_iter`` or diverged. The
+        result's ``n_iter`` is in the same unit as ``max_iter``."""
         objective = self.objective if objective is None else objective
+        n_samples = getattr(f, "n_samples", None)
         if schedule is None:
-            schedule = self._schedule(getattr(f, "n_samples", None), objective)
+            schedule = self._schedule(n_samples, objective)
+        per_pass = self._steps_per_pass(n_samples)
         solver = VANSolver(
             f, make_expectation(self.expectation, self.n_mc_samples, f), family,
             objective=objective,
             schedule=schedule,
             hessian=self.hessian,
             step=step,
-            stop=MeanContraction(self.tol) if stop is None else stop,
-            batches=None if self.batch_size is None else Minibatches(self.batch_size),
-            max_iter=self.max_iter,
+            stop=self._stop(n_samples) if stop is None else stop,
+            batches=Minibatches(self.batch_size) if self._stochastic(n_samples) else None,
+            max_iter=self.max_iter * per_pass,
             random_state=random_state,
             verbose=self.verbose,
         )
         result = solver.solve()
-        if not result.stochastic:
-            warn_unconverged(result, self.tol, self._advice(schedule))
+        result = result._replace(n_iter=-(-result.n_iter // per_pass))
+        warn_unconverged(result, self.tol, self._advice(schedule))
         return result
 
     def _advice(self, schedule):
@@ -196,19 +215,36 @@ class VANLinearModel(BaseEstimator):
         if self.covariance_ == "diag":
             tips.append("use covariance='full' (the diagonal family zig-zags on "
                         "correlated features)")
-        if schedule.growth == 1.0 and (getattr(self, "objective", "vo") == "vo" or schedule.beta < 1):
+        if isinstance(schedule, AveragingSchedule):
+            tips.append("use larger minibatches, or the full batch (batch_size=None), "
+                        "which converges linearly")
+        elif schedule.growth == 1.0 and (getattr(self, "objective", "vo") == "vo" or schedule.beta < 1):
             tips.append("use a growing schedule (beta_growth > 1)")
         if self.expectation == "mc":
             tips.append("use deterministic expectations or a larger n_mc_samples (Monte "
                         "Carlo steps stay at the noise level)")
         return "; or ".join(tips) + "."
 
-    def _stream_step(self, f, family, random_state):
-        """One streaming VAN step on ``f`` (a batch's objective), in place on
-        ``family``: ``P <- P + beta E[C]``, ``mu <- mu - beta P^-1 E[grad f]``."""
+    def _stream_step(self, f, family, random_state, n_steps, objective="vo"):
+        """One streaming step on ``f``, a batch's data term with its share of the
+        penalty, in place on ``family`` (``n_steps`` steps already taken).
+
+        ``stream_size=None``: every row is a new observation and the update is
+        sequential Bayes, ``P <- P + beta E[C]``, ``mu <- mu - beta P^-1 E[grad f]``.
+        ``stream_size=N``: the batch stands for a data set of ``N`` rows
+        (``f`` multiplied by ``N / n_batch``) and the step is sVAN's
+        (:class:`~skvan.van.AveragingSchedule`) under ``objective``, so that passes
+        over the ``N`` rows converge to the full-batch fit.
+        """
+        size = getattr(self, "stream_size", None)
+        if size is None:
+            schedule, objective = GeometricSchedule(self.beta), "vo"
+        else:
+            f = f.multiplied(size / f.n_samples)
+            schedule = AveragingSchedule(self.beta, start=n_steps)
         VANSolver(
             f, make_expectation(self.expectation, self.n_mc_samples, f), family,
-            objective="vo", schedule=GeometricSchedule(self.beta), hessian=self.hessian,
+            objective=objective, schedule=schedule, hessian=self.hessian,
             step=FullStep(), max_iter=1, random_state=random_state,
         ).solve()
 

@@ -21,7 +21,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 from .._compat import validate_data
 from ..expectations import expected_log_softmax, log_expected_sigmoid
 from ..expectations._cubature import predictor_covariances
-from ..objectives import LinearModelObjective, LogisticLoss, MultinomialObjective
+from ..objectives import L2Penalty, LinearModelObjective, LogisticLoss, MultinomialObjective
 from ._base import CHECK_X
 
 
@@ -153,16 +153,28 @@ class GaussianLogisticModel:
         return self._learn(X, y, self._sample_weight(X, y, sample_weight, stream=True))
 
     def _learn(self, X, y, sample_weight):
-        """One streaming VAN step on validated rows: the data term of the batch alone
-        (the prior entered once, at the start of the stream)."""
+        """One streaming VAN step on validated rows (``_stream_step``): the data term
+        of the batch alone when each row is new (the prior entered once, at the
+        start of the stream), or with its share ``n_batch / stream_size`` of the
+        penalty when the stream repeats ``stream_size`` rows."""
         if getattr(self, "_stream_rng", None) is None:
             self._stream_rng = check_random_state(self.random_state)
         family = self._family()
-        self._stream_step(self._link().objective(self._design(X), y, sample_weight), family,
-                          self._stream_rng)
+        size = getattr(self, "stream_size", None)
+        penalty = None if size is None else self._penalty().multiplied(X.shape[0] / size)
+        f = self._link().objective(self._design(X), y, sample_weight, penalty)
+        self._stream_step(f, family, self._stream_rng, int(self.n_iter_[0]),
+                          getattr(self, "objective", "vo"))
         self._unpack(family)
         self.n_iter_ = self.n_iter_ + 1
         return self
+
+    def _penalty(self):
+        """``||W||^2 / (2C)`` over ``[coef, intercept]``, not on the intercepts."""
+        row = np.full(self.n_features_in_ + int(self.fit_intercept), 1.0 / self.C)
+        if self.fit_intercept:
+            row[-1] = 0.0
+        return L2Penalty(np.tile(row, self._link().n_rows))
 
     def _start_stream(self):
         """Set the prior ``N(0, C I)`` over ``[coef, intercept]`` as the fitted ``q``."""

@@ -22,7 +22,6 @@ from ..objectives import (
 from ..van import (
     BetaBacktrack,
     GeometricSchedule,
-    MeanContraction,
     ObjectiveDecrease,
     family_from_parts,
     solve_on_working_sets,
@@ -105,12 +104,26 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         are the mean and covariance of the approximate posterior; ``coef_`` is
         not sparse).
     batch_size : int or None, default=None
-        Rows per stochastic step (sVAN), ``>= 1``; None uses all rows.
+        Rows per stochastic step (sVAN), ``>= 1``; None uses all rows. With
+        ``beta_growth="auto"`` the steps follow sVAN's averaging schedule (the
+        curvature averaged with weights growing linearly in time, mean steps of
+        ``2/(t+2)`` Newton steps; see the user guide's "Large data"), which keeps
+        improving for as many passes as it runs.
+    stream_size : int or None, default=None
+        How :meth:`partial_fit` counts its batches, ``>= 1``. None: every row
+        passed is a new observation (sequential Bayesian updates; one pass over
+        a data set ends near the full-batch fit). An integer ``N``: the batches
+        are drawn from a data set of ``N`` rows, passed over repeatedly; each
+        batch's data term is scaled by ``N / n_batch`` and the steps follow
+        sVAN's schedule, so that the passes converge to :meth:`fit` on the ``N``
+        rows.
     max_iter : int, default=1000
-        Maximum number of VAN iterations (steps), ``>= 1``.
+        Maximum number of VAN iterations, ``>= 1``; with ``batch_size``, of data
+        passes (scikit-learn's SGD convention).
     tol : float, default=1e-4
         Stop when the estimated distance of the mean to its fixed point is below
-        ``tol`` times its largest entry, ``>= 0``.
+        ``tol`` times its largest entry, ``>= 0``; with ``batch_size``, when the
+        mean moved less than that over a data pass.
     warm_start : bool, default=False
         Start ``fit`` from the previous ``coef_`` and ``intercept_``.
     random_state : int, RandomState instance or None, default=None
@@ -140,7 +153,8 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         ``r`` of the Lasso solution, ``k`` the number of its nonzero parameters
         (``/ n`` when ``n <= k``).
     n_iter_ : int
-        VAN iterations run (those of the VI run under ``objective="vi"``).
+        VAN iterations run (those of the VI run under ``objective="vi"``; data
+        passes with ``batch_size``; streaming steps after :meth:`partial_fit`).
     n_corrections_ : int
         Corrections the final KKT check made to the support read off ``q``
         (Notes); 0 when ``q`` had it right. 0 under ``objective="vi"``.
@@ -241,6 +255,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         n_mc_samples=10,
         objective="vo",
         batch_size=None,
+        stream_size=None,
         max_iter=1000,
         tol=1e-4,
         warm_start=False,
@@ -257,6 +272,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         self.n_mc_samples = n_mc_samples
         self.objective = objective
         self.batch_size = batch_size
+        self.stream_size = stream_size
         self.max_iter = max_iter
         self.tol = tol
         self.warm_start = warm_start
@@ -290,7 +306,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         # With Monte Carlo there are no deterministic values to safeguard a step
         # on, and a geometric schedule then lets q collapse around frozen
         # coefficients (benchmarks/RESULTS.md): the constant schedule.
-        if self.beta_growth == "auto" and self.expectation == "mc":
+        if self.beta_growth == "auto" and self.expectation == "mc" and not self._stochastic(n_samples):
             return GeometricSchedule(self.beta, 1.0)
         return super()._schedule(n_samples, objective)
 
@@ -360,8 +376,9 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         returns ``(coef, result, n_corrections)``. With deterministic expectations on
         the full data each step is the whole-step backtrack with memory (its
         docstring says why)."""
-        certificate = LassoCertificate(quadratic, MeanContraction(self.tol))
-        checkable = self.expectation != "mc" and not self._stochastic(getattr(f, "n_samples", None))
+        n_samples = getattr(f, "n_samples", None)
+        certificate = LassoCertificate(quadratic, self._stop(n_samples))
+        checkable = self.expectation != "mc" and not self._stochastic(n_samples)
         step = BetaBacktrack(ObjectiveDecrease(), memory=True) if checkable else None
         result = self._solve(f, family, rng, objective="vo", step=step, stop=certificate,
                              schedule=schedule)
@@ -430,10 +447,13 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     def partial_fit(self, X, y, sample_weight=None):
         """One streaming VAN step on a batch, keeping the precision.
 
-        Each call applies, with constant ``beta``,
+        With ``stream_size=None`` each call applies, with constant ``beta``,
         ``P <- P + beta E_q[hess f_B]`` and ``mu <- mu - beta P^-1 E_q[grad f_B]``, with
         ``f_B`` the objective of the batch alone: its squared loss plus its share
-        ``alpha * sum_B s_i`` of the L1 term. The first call starts from
+        ``alpha * sum_B s_i`` of the L1 term (sequential Bayes: every row is new).
+        With ``stream_size=N`` (batches from ``N`` rows passed over repeatedly)
+        ``f_B`` is scaled by ``N / n_batch`` and the step is VO on sVAN's averaging
+        schedule, so that the passes converge to the Lasso fit on the ``N`` rows. The first call starts from
         ``N(0, s^2 I)``, ``s^2`` giving the batch's linear predictors unit variance
         on average. ``coef_`` is the mean of ``q`` (no exact zeros: the finish of
         :meth:`fit` needs all the data); ``noise_variance_`` is the weighted mean
@@ -474,7 +494,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         residual = y - f.X @ family.mean
         self._stream_rss += float(np.dot(sample_weight, residual**2))
         self._stream_weight += float(np.sum(sample_weight))
-        self._stream_step(f, family, self._partial_rng)
+        self._stream_step(f, family, self._partial_rng, self.n_iter_)
         self._set_attributes(family)
         self.noise_variance_ = self._stream_rss / max(self._stream_weight, 1e-300)
         self.n_iter_ += 1

@@ -7,7 +7,6 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 
 from .._compat import Interval, StrOptions, _fit_context, validate_data
-from ..objectives import L2Penalty
 from ._base import CHECK_X, VANLinearModel
 from ._gaussian_logistic import GaussianLogisticModel
 
@@ -86,12 +85,26 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         zero) or variational inference (damped average; ``sigma_`` is a posterior
         covariance).
     batch_size : int or None, default=None
-        Rows per stochastic step (sVAN), ``>= 1``; None uses all rows.
+        Rows per stochastic step (sVAN), ``>= 1``; None uses all rows. With
+        ``beta_growth="auto"`` the steps follow sVAN's averaging schedule (the
+        curvature averaged with weights growing linearly in time, mean steps of
+        ``2/(t+2)`` Newton steps; see the user guide's "Large data"), which keeps
+        improving for as many passes as it runs.
+    stream_size : int or None, default=None
+        How :meth:`partial_fit` counts its batches, ``>= 1``. None: every row
+        passed is a new observation (sequential Bayesian updates; one pass over
+        a data set ends near the full-batch fit). An integer ``N``: the batches
+        are drawn from a data set of ``N`` rows, passed over repeatedly; each
+        batch's data term is scaled by ``N / n_batch`` and the steps follow
+        sVAN's schedule, so that the passes converge to :meth:`fit` on the ``N``
+        rows.
     max_iter : int, default=100
-        Maximum number of VAN iterations (steps), ``>= 1``.
+        Maximum number of VAN iterations, ``>= 1``; with ``batch_size``, of data
+        passes (scikit-learn's SGD convention).
     tol : float, default=1e-4
         Stop when the estimated distance of the mean to its fixed point is below
-        ``tol`` times its largest entry, ``>= 0``.
+        ``tol`` times its largest entry, ``>= 0``; with ``batch_size``, when the
+        mean moved less than that over a data pass.
     warm_start : bool, default=False
         Start ``fit`` from the previous ``coef_`` and ``intercept_`` (the precision
         restarts from its initial value, since a VO precision is that of a
@@ -130,7 +143,8 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         The covariance form used: "full", "dual", "operator" or "diag" (for the
         multinomial model, "full" or "diag").
     n_iter_ : ndarray of shape (1,)
-        VAN iterations run (streaming steps after :meth:`partial_fit`).
+        VAN iterations run (data passes with ``batch_size``; streaming steps
+        after :meth:`partial_fit`).
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -205,6 +219,7 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         n_mc_samples=10,
         objective="vo",
         batch_size=None,
+        stream_size=None,
         max_iter=100,
         tol=1e-4,
         warm_start=False,
@@ -222,6 +237,7 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         self.n_mc_samples = n_mc_samples
         self.objective = objective
         self.batch_size = batch_size
+        self.stream_size = stream_size
         self.max_iter = max_iter
         self.tol = tol
         self.warm_start = warm_start
@@ -234,12 +250,8 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         :meth:`~skvan.objectives.LinearModelObjective.column_scale`); returns ``(f,
         s, design)`` with the unscaled design. The penalty is ``||W||^2 / (2C)``,
         not on the intercepts."""
-        link = self._link()
         Xd = self._design(X)
-        row = np.full(Xd.shape[1], 1.0 / self.C)
-        if self.fit_intercept:
-            row[-1] = 0.0
-        f = link.objective(Xd, y, sample_weight, L2Penalty(np.tile(row, link.n_rows)))
+        f = self._link().objective(Xd, y, sample_weight, self._penalty())
         column_scale = f.column_scale()
         return f.reparametrised(column_scale), column_scale, Xd
 
@@ -291,12 +303,19 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         The first call starts from the prior ``N(0, C I)`` over ``[coef, intercept]``
         (the intercept too gets a proper prior here: under a nearly flat one the
         first expected curvature would be nearly zero and the first step huge).
-        Each call then applies, with constant
-        ``beta``, ``P <- P + beta E_q[hess f_B]`` and ``mu <- mu - beta P^-1 E_q[grad f_B]``
-        for the data term ``f_B`` of the batch alone: a Newton step on the
-        accumulated objective, so after one pass over the data in batches
-        ``precision_`` approximates the full-data posterior precision. The update
-        is this running sum whatever ``objective`` is.
+        What a call does depends on ``stream_size``:
+
+        - None (every row is new): with constant ``beta``,
+          ``P <- P + beta E_q[hess f_B]`` and ``mu <- mu - beta P^-1 E_q[grad f_B]``
+          for the data term ``f_B`` of the batch alone, whatever ``objective`` is:
+          sequential Bayes, a Newton step on the accumulated objective, so after
+          one pass over the data ``precision_`` approximates the full-data
+          posterior precision.
+        - ``N`` (the batches come from ``N`` rows, passed over repeatedly): one
+          sVAN step under ``objective`` on the batch's data term scaled by
+          ``N / n_batch`` plus the penalty, on the averaging schedule (the
+          ``n_iter_``-th step of it); many passes reach the fit on the ``N``
+          rows, where the running sum would count each row once per pass.
 
         Parameters
         ----------

@@ -12,7 +12,15 @@ from ._gram import (
     family_from_parts,
     make_gram_family,
 )
-from ._schedule import BETA_MAX, VI, VO, GeometricSchedule, Rates, variational_objective
+from ._schedule import (
+    BETA_MAX,
+    VI,
+    VO,
+    AveragingSchedule,
+    GeometricSchedule,
+    Rates,
+    variational_objective,
+)
 from ._solver import MESSAGES, VANResult, VANSolver, warn_unconverged
 from ._steps import (
     ArmijoMeanStep,
@@ -22,7 +30,7 @@ from ._steps import (
     TrustRegion,
     default_step,
 )
-from ._stopping import MeanContraction
+from ._stopping import MeanContraction, PassChange
 from ._working_set import solve_on_working_sets
 
 __all__ = [
@@ -32,6 +40,7 @@ __all__ = [
     "VI",
     "VO",
     "ArmijoMeanStep",
+    "AveragingSchedule",
     "BetaBacktrack",
     "DiagonalGaussian",
     "DualGaussian",
@@ -41,6 +50,7 @@ __all__ = [
     "GeometricSchedule",
     "GramPrecision",
     "MeanContraction",
+    "PassChange",
     "Minibatches",
     "ObjectiveDecrease",
     "OperatorGaussian",

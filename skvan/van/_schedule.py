@@ -1,10 +1,12 @@
 """What a VAN step optimises (VO or VI) and how large it is (the schedule).
 
 Both updates have the form ``P <- keep P + beta C`` and
-``mu <- mu - beta P^-1 E_q[grad f]`` (Khan et al. 2018, eqs. Van_prec_1 /
-Van_mean_1 and Section 5); a :class:`Rates` holds ``(beta, keep)``. The
-variational objective says how ``keep`` follows from ``beta`` and which value a
-safeguard may compare; the schedule says how ``beta`` evolves with the iteration.
+``mu <- mu - mean P^-1 E_q[grad f]`` (Khan et al. 2018, eqs. Van_prec_1 /
+Van_mean_1 and Section 5, where ``mean = beta``); a :class:`Rates` holds
+``(beta, keep, mean)``. The variational objective says how ``keep`` follows from
+``beta`` and which value a safeguard may compare; the schedule says how the rates
+evolve with the iteration: :class:`GeometricSchedule` (the paper's, full batch)
+or :class:`AveragingSchedule` (minibatches and streams).
 """
 
 from collections import namedtuple
@@ -14,8 +16,9 @@ import numpy as np
 #: Largest beta_t reached by a geometric schedule under VO.
 BETA_MAX = 1e100
 
-Rates = namedtuple("Rates", ["beta", "keep"])
-Rates.__doc__ = """Step sizes of one VAN step: ``P <- keep P + beta C``, ``mu <- mu - beta P^-1 g``."""
+Rates = namedtuple("Rates", ["beta", "keep", "mean"])
+Rates.__doc__ = """Step sizes of one VAN step: ``P <- keep P + beta C``,
+``mu <- mu - mean P^-1 g`` (``mean = beta`` in the paper's updates)."""
 
 
 class VO:
@@ -30,12 +33,13 @@ class VO:
         stays there and the sum is discounted, ``P <- P / growth + beta C``, so that
         each mean step stays ``(growth - 1) / growth`` of a Newton step."""
         if growth > 1.0 and log_beta > np.log(BETA_MAX):
-            return Rates(BETA_MAX, 1.0 / growth)
-        return Rates(float(np.exp(log_beta)), 1.0)
+            return Rates(BETA_MAX, 1.0 / growth, BETA_MAX)
+        beta = float(np.exp(log_beta))
+        return Rates(beta, 1.0, beta)
 
     def with_beta(self, rates, beta):
         """The same step with another ``beta`` (``keep`` unchanged)."""
-        return Rates(beta, rates.keep)
+        return Rates(beta, rates.keep, beta)
 
     def value(self, expected_f, family):
         """The variational objective, ``E_q[f]``, from ``E_q[f]``."""
@@ -52,11 +56,11 @@ class VI:
     def rates(self, log_beta, growth):
         """``Rates`` for ``beta_t = exp(log_beta)``, capped at 1."""
         beta = float(np.exp(min(log_beta, 0.0)))
-        return Rates(beta, 1.0 - beta)
+        return Rates(beta, 1.0 - beta, beta)
 
     def with_beta(self, rates, beta):
         """The same step with another ``beta`` (``keep = 1 - beta``)."""
-        return Rates(beta, 1.0 - beta)
+        return Rates(beta, 1.0 - beta, beta)
 
     def value(self, expected_f, family):
         """The variational objective up to a constant, ``E_q[f] + 1/2 log det P``."""
@@ -100,3 +104,69 @@ class GeometricSchedule:
     def rates(self, t, objective):
         """:class:`Rates` of iteration ``t`` under the variational ``objective``."""
         return objective.rates(np.log(self.beta) + t * np.log(self.growth), self.growth)
+
+
+class AveragingSchedule:
+    """sVAN's schedule: the curvature averaged with weights growing linearly in
+    time, mean steps ``2 / (t + 2)`` of a Newton step on that average.
+
+    Iteration ``t = 1, 2, ...`` (its minibatch's curvature ``C_t``, scaled to the
+    whole data) sets, with ``rho_t = 2 / (t + 2)``::
+
+        H_t = (1 - rho_t) H_{t-1} + rho_t C_t          (H_0 the initial precision)
+        P_t = c_t H_t,   mu_t = mu_{t-1} - rho_t H_t^-1 E_q[grad f_t]
+
+    ``H_t`` weighs ``C_s`` in proportion to ``s + 1`` (and ``H_0`` as one of weight 1):
+    early curvatures, taken far from
+    the optimum (on logistic regression they are several times the final one),
+    are forgotten at the rate the iterates move, and ``H_t`` averages ever more
+    minibatches, so its noise vanishes. The mean step of ``2/t`` Newton steps
+    forgets the starting point as ``1/t^2`` and averages the gradient noise with
+    a variance ``4/3`` of the best possible one (``1/t`` steps with the exact
+    Hessian, which forget as ``1/t`` only, and more slowly still when the Hessian
+    is overestimated: the running sum of the paper's constant ``beta`` froze the
+    mean at 46% relative error after 100 steps).
+
+    Under VO, ``q`` concentrates as the iterates do, ``c_t = 1 + beta t`` (the
+    paper's constant-``beta`` VO has ``P_t ~ beta t H``): ``beta`` is the
+    exploration dial, a smaller ``beta`` keeping ``q`` wide for longer. Under VI
+    ``P_t = H_t`` is the posterior precision (``c_t = 1``) and ``beta <= 1`` caps
+    ``rho_t``. As :class:`Rates`: ``keep = (1 - rho_t) c_t / c_{t-1}``,
+    ``beta = rho_t c_t``, ``mean = rho_t c_t``.
+
+    Parameters
+    ----------
+    beta : float, default=1.0
+        ``> 0`` (at most 1 under VI).
+    start : int, default=0
+        Iterations already run (a stream resumed by ``partial_fit``).
+
+    References
+    ----------
+    Hoffman, Blei, Wang and Paisley, "Stochastic variational inference", JMLR 2013
+    (decaying damping of natural-gradient VI). Lacoste-Julien, Schmidt and Bach,
+    "A simpler approach to obtaining an O(1/t) convergence rate for the projected
+    stochastic subgradient method", 2012 (``2/(t+2)`` steps with linearly weighted
+    averages). Shen et al., "Variational learning is effective for large deep
+    networks" (IVON), ICML 2024 (an averaged Hessian scaled by the data size).
+    """
+
+    growth = 1.0
+
+    def __init__(self, beta=1.0, start=0):
+        self.beta = float(beta)
+        self.start = int(start)
+
+    def concentration(self, t, objective):
+        """``c_t``: how much sharper than the averaged curvature ``q`` is after ``t``
+        iterations."""
+        return 1.0 + self.beta * t if objective.name == "vo" else 1.0
+
+    def rates(self, t, objective):
+        """:class:`Rates` of iteration ``t`` (counted from 0) under ``objective``."""
+        t = t + self.start + 1
+        rho = 2.0 / (t + 2.0)
+        if objective.name == "vi":
+            rho = min(rho, self.beta)
+        c, c_before = self.concentration(t, objective), self.concentration(t - 1, objective)
+        return Rates(rho * c, (1.0 - rho) * c / c_before, rho * c)

@@ -14,7 +14,8 @@ What varies between uses is pluggable, and chosen once before the loop:
 
 - the variational objective (``objective``, :mod:`skvan.van._schedule`): how the
   precision averages and which value a safeguard compares;
-- the schedule of ``beta_t`` (``schedule``, :class:`GeometricSchedule`);
+- the schedule of the rates (``schedule``: :class:`GeometricSchedule`, or
+  :class:`AveragingSchedule` for minibatches);
 - the step policy (``step``, :mod:`skvan.van._steps`): how much of the scheduled
   step is taken;
 - the convergence test (``stop``, :mod:`skvan.van._stopping`);
@@ -31,7 +32,7 @@ from sklearn.utils import check_random_state
 from .._compat import _get_threadpool_controller
 from .._warnings import warn_user
 from ._batches import FullBatch
-from ._schedule import GeometricSchedule, variational_objective
+from ._schedule import AveragingSchedule, GeometricSchedule, variational_objective
 from ._steps import default_step
 from ._stopping import MeanContraction
 
@@ -85,8 +86,9 @@ class VANSolver:
     objective : {"vo", "vi"}, default="vo"
         Variational optimisation (running-sum precision) or variational inference
         (damped average).
-    schedule : GeometricSchedule or None, default=None
-        ``beta_t``; None is the constant ``beta = 1``.
+    schedule : GeometricSchedule or AveragingSchedule or None, default=None
+        The rates of each step; None is the constant ``beta = 1`` on the full batch
+        and ``AveragingSchedule()`` (sVAN) with minibatches.
     hessian : {"exact", "gauss_newton"}, default="exact"
         Expected Hessian, or the PSD Gauss-Newton curvature (VAG).
     step : step policy or None, default=None
@@ -173,9 +175,10 @@ class VANSolver:
         self.expectation.check_objective(self.f)
         self.rng = check_random_state(self.random_state)
         self.objective_ = variational_objective(self.objective)
-        self.schedule_ = self.schedule if self.schedule is not None else GeometricSchedule()
         self.batches_ = self.batches if self.batches is not None else FullBatch()
         self.batches_.reset(self.f, self.rng)
+        self.schedule_ = self.schedule if self.schedule is not None else (
+            AveragingSchedule() if self.batches_.stochastic else GeometricSchedule())
         self.step_ = self.step if self.step is not None else default_step(
             self.objective_, self.expectation.deterministic, self.batches_.stochastic)
         self.step_.reset(self)
@@ -248,7 +251,7 @@ class VANSolver:
         sets ``n_iter`` and ``distance``."""
         self.n_iter = self.iteration + 1
         d = float(np.max(np.abs(self.step))) if self.step.size else 0.0
-        beta = self.alpha * self.rates.beta
+        beta = self.alpha * self.rates.mean
         self.history.append({"value": self.expect.value, "step": d, "beta": beta, "alpha": self.alpha})
         if self.verbose:
             print(f"[VAN] iter {self.n_iter:4d}  E[f]={self.expect.value:.8g}  "
@@ -267,8 +270,8 @@ class VANSolver:
 def warn_unconverged(result, tol=None, advice=""):
     """Warn, at the user's line, that a run ended without converging.
 
-    A diverged run says so; a run that hit ``max_iter`` names the last mean change,
-    ``tol`` and ``advice`` (what to change under the current settings). Runs that
+    A diverged run says so; a run that hit ``max_iter`` names the last mean change
+    (over the last data pass when stochastic), ``tol`` and ``advice`` (what to change under the current settings). Runs that
     converged or were stopped by a callback do not warn.
     """
     if result.status == "diverged":
@@ -279,10 +282,14 @@ def warn_unconverged(result, tol=None, advice=""):
             ConvergenceWarning,
         )
     elif result.status == "max_iter":
-        last = result.history[-1]["step"] if result.history else np.nan
-        what = f"{result.n_iter} steps" if result.stochastic else f"max_iter={result.n_iter} iterations"
+        if result.stochastic:
+            what, change = f"max_iter={result.n_iter} data passes", "over the last pass"
+            last = result.distance
+        else:
+            what, change = f"max_iter={result.n_iter} iterations", "last mean change"
+            last = result.history[-1]["step"] if result.history else np.nan
         warn_user(
-            f"VAN did not converge in {what} (last mean change {last:.3g}"
+            f"VAN did not converge in {what} ({change} {last:.3g}"
             + (f", tol={tol:g}" if tol is not None else "") + f"). {advice}".rstrip(),
             ConvergenceWarning,
         )

@@ -49,7 +49,7 @@ class FullStep:
     def take(self, solver):
         """Update the precision, then move the mean by the full Newton-like step."""
         solver.update_precision(solver.rates)
-        solver.update_mean(solver.newton_step(solver.rates.beta))
+        solver.update_mean(solver.newton_step(solver.rates.mean))
         return 1.0
 
 
@@ -66,7 +66,7 @@ class ArmijoMeanStep(FullStep):
 
     def take(self, solver):
         solver.update_precision(solver.rates)
-        direction = solver.newton_step(solver.rates.beta)
+        direction = solver.newton_step(solver.rates.mean)
         alpha = self._search(solver, direction)
         solver.update_mean(alpha * direction)
         return alpha
@@ -162,7 +162,7 @@ class BetaBacktrack:
         while factor * rates.beta >= self._floor:
             trial = rates if factor == 1.0 else solver.objective_.with_beta(rates, factor * rates.beta)
             solver.update_precision(trial)
-            step = solver.newton_step(trial.beta)
+            step = solver.newton_step(trial.mean)
             if self.accept(solver, step):
                 solver.update_mean(step)
                 self._cap = 2.0 * trial.beta

@@ -58,3 +58,43 @@ class MeanContraction:
         if r < 1.0:
             self.distance = d * r / (1.0 - r)
         return bool(self.distance <= self.tol * scale)
+
+
+class PassChange:
+    """Stop a stochastic run when the mean moved less than ``tol`` over a data pass.
+
+    Minibatch steps fluctuate at the noise level, so no single step says how far
+    the mean is from its limit; the change over a whole pass does (under
+    :class:`~skvan.van.AveragingSchedule` it shrinks like ``1 / passes``). The
+    test runs at the end of each pass and passes when the largest absolute change
+    of the mean since the previous pass end is at most
+    ``tol * max(|mu|_inf, 1e-12)``; ``distance`` is that change.
+
+    Parameters
+    ----------
+    tol : float, default=1e-5
+        Relative tolerance, ``>= 0``.
+    """
+
+    def __init__(self, tol=1e-5):
+        self.tol = tol
+
+    def reset(self):
+        """Forget a previous run."""
+        self._mean = None
+        self._passes = 0
+        self.distance = np.inf
+
+    def __call__(self, solver):
+        """Whether the mean has settled; tested when a data pass ends."""
+        passes = int(np.floor(solver.n_data_passes + 1e-9))
+        if passes == self._passes and self._mean is not None:
+            return False
+        self._passes = passes
+        mean = solver.family.mean.copy()
+        previous, self._mean = self._mean, mean
+        if previous is None:
+            return False
+        self.distance = float(np.max(np.abs(mean - previous))) if mean.size else 0.0
+        scale = max(float(np.max(np.abs(mean))) if mean.size else 0.0, 1e-12)
+        return bool(self.distance <= self.tol * scale)
