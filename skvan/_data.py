@@ -38,6 +38,15 @@ def row_squared_norms(X):
     return row_norms(X, squared=True)
 
 
+def unit_variance_scale(X, w):
+    """``sum_i w_i ||x_i||^2 / sum_i w_i``, the precision ``lam`` of ``N(0, I / lam)``
+    under which the linear predictors ``x_i^T theta`` have unit variance on
+    (weighted) average; 1 when that is not a positive finite number."""
+    total = float(np.sum(w))
+    value = float(w @ row_squared_norms(X)) / total if total > 0 else np.nan
+    return value if np.isfinite(value) and value > 0 else 1.0
+
+
 def column_abs_max(X):
     """``max_i |x_ij|`` for each column (0 for an empty or all-zero column)."""
     if sp.issparse(X):

@@ -8,6 +8,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._compat import Interval, StrOptions, _fit_context, validate_data
+from .._dask import reject_dask
 from ..linear_model._base import CHECK_X, VANLinearModel
 from ..linear_model._gaussian_logistic import GaussianLogisticModel
 from ._strategies import STRATEGIES
@@ -194,6 +195,7 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
         self : object
             Fitted estimator.
         """
+        reject_dask(self, X)
         X, y = validate_data(self, X, y, **CHECK_X)
         self.classes_ = self._validate_targets(y)
         sample_weight = self._sample_weight(X, y, sample_weight)

@@ -3,6 +3,7 @@
 from ._base import ExpectationEstimator, Expectations, LinearPredictorExpectation
 from ._closed_form import ClosedForm
 from ._cubature import SoftmaxCubature, expected_log_softmax, softmax_rule
+from ._map_reduce import MapReduce
 from ._monte_carlo import MonteCarlo, rank_utilities
 from ._quadrature import (
     AUTO_NODES,
@@ -22,6 +23,7 @@ __all__ = [
     "Expectations",
     "GaussHermiteQuadrature",
     "LinearPredictorExpectation",
+    "MapReduce",
     "MonteCarlo",
     "SoftmaxCubature",
     "gaussian_average",
@@ -38,8 +40,10 @@ __all__ = [
 def make_expectation(expectation, n_mc_samples=10, objective=None):
     """Build an estimator by name: ``"exact"`` (closed form), ``"quadrature"`` (for a
     multinomial ``objective``, cubature over its ``K`` predictors) or ``"mc"``."""
-    from ..objectives import MultinomialObjective
+    from ..objectives import ChunkedObjective, MultinomialObjective
 
+    if isinstance(objective, ChunkedObjective):
+        return MapReduce(make_expectation(expectation, n_mc_samples, objective.prototype()))
     if expectation == "exact":
         return ClosedForm()
     if expectation == "quadrature":

@@ -26,7 +26,6 @@ from ..van import (
     family_from_parts,
     make_family,
     make_gram_family,
-    unit_predictor_precision,
     warn_unconverged,
 )
 
@@ -138,10 +137,11 @@ class VANLinearModel(BaseEstimator):
         names. Unpenalised coordinates are the Gram forms' free ones."""
         if mean is None:
             mean = np.zeros(f.n_params)
-        lam = unit_predictor_precision(f.X, f.sample_weight, "diag")
+        lam = f.unit_predictor_precision()
         lam = np.tile(lam, f.n_params // lam.size)  # every row of [coef, intercept]
-        return family_from_parts(self.covariance_, mean, lam, np.zeros(f.X.shape[0]), f.X,
-                                 self._free(f))
+        X = getattr(f, "X", None)  # rows in memory (the Gram forms are written through them)
+        return family_from_parts(self.covariance_, mean, lam, np.zeros(0 if X is None else X.shape[0]),
+                                 X, self._free(f))
 
     @staticmethod
     def _free(f):

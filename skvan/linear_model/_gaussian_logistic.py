@@ -21,8 +21,16 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 from .._compat import validate_data
 from ..expectations import expected_log_softmax, log_expected_sigmoid
 from ..expectations._cubature import predictor_covariances
-from ..objectives import L2Penalty, LinearModelObjective, LogisticLoss, MultinomialObjective
-from ._base import CHECK_X
+from ..objectives import (
+    ChunkedObjective,
+    ChunkSpec,
+    L2Penalty,
+    LinearModelObjective,
+    LogisticLoss,
+    MultinomialObjective,
+)
+from ..objectives._chunked import labels_summary
+from ._base import CHECK_X, GRAM
 
 
 class BinaryLink:
@@ -122,6 +130,69 @@ class GaussianLogisticModel:
             np.array([self.class_weight.get(c, 1.0) for c in self.classes_], dtype=np.float64)
         return sample_weight * weights[np.searchsorted(self.classes_, y)]
 
+    def _fit_chunked(self, X, y, sample_weight):
+        """:meth:`fit` on a dask array ``X``: validation and column statistics in two
+        passes over the chunks, then every VAN iteration a map-reduce pass
+        (:class:`~skvan.expectations.MapReduce`); ``X`` is never gathered."""
+        from .._dask import DaskChunks
+
+        self._check_solver_params()
+        if self.batch_size is not None:
+            raise ValueError(
+                "batch_size is not supported with dask arrays: each iteration is a pass over "
+                "the chunks. For minibatches use dask_ml.wrappers.Incremental, which drives "
+                "partial_fit (with stream_size)."
+            )
+        if self.expectation == "mc":
+            raise ValueError(
+                "expectation='mc' is not supported with dask arrays (each chunk would draw its "
+                "own samples); use expectation='quadrature'."
+            )
+        if self.covariance in GRAM:
+            raise ValueError(
+                f"covariance={self.covariance!r} writes the precision through the rows, which "
+                "stay in the dask chunks; use covariance='full', 'diag' or 'auto'."
+            )
+        validate_data(self, X, y, skip_check_array=True)
+        chunks = DaskChunks(X, y, sample_weight)
+        previous = self._mean() if self.warm_start and hasattr(self, "coef_") else None
+        self.classes_, class_weight = self._chunked_targets(chunks)
+        if previous is not None and previous.size != (X.shape[1] + self.fit_intercept) * self._link().n_rows:
+            previous = None
+        self._resolve_covariance(X, stream=True, n_rows=self._link().n_rows)
+        spec = ChunkSpec(self._link(), self.fit_intercept, class_weight)
+        f = ChunkedObjective.build(chunks, spec, self._penalty(), self._n_params())
+        column_scale = f.column_scale()
+        f = f.reparametrised(column_scale)
+        family = self._initial_family(f, None if previous is None else previous * column_scale)
+        rng = check_random_state(self.random_state)
+        self.n_iter_ = np.array([self._solve(f, family, rng).n_iter], dtype=np.int32)
+        self._unpack(family, column_scale)
+        self._stream_rng = None
+        return self
+
+    def _chunked_targets(self, chunks):
+        """Check the chunks' ``X`` and weights and collect their labels; returns the
+        classes and the class weights (None, or one per class)."""
+        parts = chunks.map(labels_summary)
+        if not all(part[0] for part in parts):
+            raise ValueError("Input X contains NaN or infinity.")
+        if not all(part[1] for part in parts):
+            raise ValueError("sample_weight must be finite and non-negative.")
+        labels = np.concatenate([part[2] for part in parts])
+        counts = np.concatenate([part[3] for part in parts])
+        classes = self._validate_targets(labels)
+        if self.class_weight is None:
+            return classes, None
+        if self.class_weight == "balanced":
+            totals = np.array([counts[labels == c].sum() for c in classes], dtype=np.float64)
+            return classes, chunks.n_samples / (len(classes) * totals)
+        return classes, np.array([self.class_weight.get(c, 1.0) for c in classes], dtype=np.float64)
+
+    def _n_params(self):
+        """Parameters of ``[coef, intercept]``, all rows."""
+        return (self.n_features_in_ + int(self.fit_intercept)) * self._link().n_rows
+
     def _stream(self, X, y, classes=None, sample_weight=None):
         """One streaming step on a labelled batch (:meth:`partial_fit`)."""
         first = not hasattr(self, "classes_")
@@ -178,8 +249,7 @@ class GaussianLogisticModel:
 
     def _start_stream(self):
         """Set the prior ``N(0, C I)`` over ``[coef, intercept]`` as the fitted ``q``."""
-        n_params = (self.n_features_in_ + int(self.fit_intercept)) * self._link().n_rows
-        self._unpack(self._prior_family(n_params, self.C))
+        self._unpack(self._prior_family(self._n_params(), self.C))
         self.n_iter_ = np.zeros(1, dtype=np.int32)
         self._stream_rng = None
 

@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._compat import Interval, _fit_context, validate_data
+from .._dask import reject_dask
 from .._warnings import warn_user
 from ..objectives import (
     L1Penalty,
@@ -329,6 +330,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         self : object
             Fitted estimator.
         """
+        reject_dask(self, X)
         self._check_solver_params()
         X, y = validate_data(self, X, y, **CHECK_X, y_numeric=True)
         if self.alpha == 0:

@@ -7,6 +7,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 
 from .._compat import Interval, StrOptions, _fit_context, validate_data
+from .._dask import is_dask_collection
 from ._base import CHECK_X, VANLinearModel
 from ._gaussian_logistic import GaussianLogisticModel
 
@@ -267,11 +268,13 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Training data. A dask array stays in its chunks, where the active dask
+            scheduler keeps them: each iteration is a map-reduce pass over them
+            (the user guide's "Large data").
+        y : array-like or dask array of shape (n_samples,)
             Class labels.
-        sample_weight : array-like of shape (n_samples,), default=None
+        sample_weight : array-like or dask array of shape (n_samples,), default=None
             Non-negative weights; a weight of ``k`` counts a sample ``k`` times.
 
         Returns
@@ -279,6 +282,8 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         self : object
             Fitted estimator.
         """
+        if is_dask_collection(X):
+            return self._fit_chunked(X, y, sample_weight)
         self._check_solver_params()
         X, y = validate_data(self, X, y, **CHECK_X)
         previous = None

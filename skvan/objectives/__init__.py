@@ -7,6 +7,7 @@ rest is integrated. The Lasso's certificate reads its support off ``q``.
 """
 
 from ._base import Objective
+from ._chunked import ChunkedObjective, ChunkSpec
 from ._function import FunctionObjective
 from ._linear import LinearModelObjective
 from ._losses import LogisticLoss, SquaredLoss
@@ -16,6 +17,8 @@ from ._quadratic import QuadraticObjective
 from ._sparse import LassoCertificate, kkt_excess, kkt_finish, support_from_q
 
 __all__ = [
+    "ChunkSpec",
+    "ChunkedObjective",
     "FunctionObjective",
     "L1Penalty",
     "L2Penalty",

@@ -2,7 +2,14 @@
 
 import numpy as np
 
-from .._data import column_abs_max, gram, scale_columns, squared, weighted_column_squares
+from .._data import (
+    column_abs_max,
+    gram,
+    scale_columns,
+    squared,
+    unit_variance_scale,
+    weighted_column_squares,
+)
 from ._base import Objective
 from ._penalties import NoPenalty, add_diagonal
 
@@ -21,24 +28,42 @@ def jacobi_column_scale(X, sample_weight, ridge):
     ``ridge_j`` per unit of weight, rounded to a power of two; all ones when the
     columns are within ``2^10`` of each other and of 1, or the weights sum to
     zero (:meth:`LinearModelObjective.column_scale`)."""
-    total = float(np.sum(sample_weight))
+    return jacobi_scale_from(float(np.sum(sample_weight)), column_abs_max(X),
+                             lambda norm: weighted_column_squares(X, sample_weight, norm), ridge)
+
+
+def jacobi_scale_from(total, top, squares, ridge):
+    """:func:`jacobi_column_scale` from column statistics: the total weight, each
+    column's largest ``|x_ij|`` and ``squares(norm)``, the weighted sums of
+    ``(x_ij / norm_j)^2`` (``norm`` None: 1), which data kept in chunks sums
+    chunk by chunk."""
     if total <= 0:
-        return np.ones(X.shape[1])
-    top = column_abs_max(X)
+        return np.ones(top.shape[0])
+    top = top.copy()
     top[top == 0] = 1.0
     # Squares of entries beyond 1e+-100 would over/underflow: normalise those.
     safe = bool(np.all((top < 1e100) & (top > 1e-100)))
     norm = np.ones_like(top) if safe else top
-    mean_square = weighted_column_squares(X, sample_weight, None if safe else norm)
+    mean_square = squares(None if safe else norm)
     scale = np.hypot(norm * np.sqrt(mean_square / total), np.sqrt(ridge / total))
     scale[~(np.isfinite(scale) & (scale > 0))] = 1.0
     log2 = np.clip(np.round(np.log2(scale)), -_MAX_LOG2_SCALE, _MAX_LOG2_SCALE)
     if np.ptp(log2) <= _MAX_LOG2_SPREAD and abs(np.mean(log2)) <= _MAX_LOG2_SPREAD:
-        return np.ones(X.shape[1])
+        return np.ones(top.shape[0])
     return np.exp2(log2)
 
 
-class LinearModelObjective(Objective):
+class RowsObjective(Objective):
+    """Base of objectives whose data term is a weighted sum over the rows of a
+    design ``X`` (attributes ``X``, ``sample_weight``)."""
+
+    def unit_predictor_precision(self):
+        """The diagonal precision, one entry per column of ``X``, under which the
+        linear predictors have unit variance on average (the solver's start)."""
+        return np.full(self.X.shape[1], unit_variance_scale(self.X, self.sample_weight))
+
+
+class LinearModelObjective(RowsObjective):
     """``f(theta) = multiplier * sum_i w_i l(y_i, x_i^T theta) + g(theta)``.
 
     The data term is a sum of per-sample losses of the linear predictor; the

@@ -32,8 +32,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._data import gram, scale_columns, squared
-from ._base import Objective
-from ._linear import jacobi_column_scale
+from ._linear import RowsObjective, jacobi_column_scale
 from ._penalties import NoPenalty
 
 
@@ -89,7 +88,7 @@ class SoftmaxLoss:
         return e0, e1, C, G
 
 
-class MultinomialObjective(Objective):
+class MultinomialObjective(RowsObjective):
     """``f(theta) = multiplier * sum_i w_i l(y_i, W x_i) + g(theta)``, ``theta = W.ravel()``.
 
     Parameters

@@ -23,7 +23,7 @@ from scipy import linalg
 from scipy.linalg import blas, lapack
 
 from .._blocks import row_blocks
-from .._data import issparse, row_squared_norms, squared
+from .._data import issparse, squared, unit_variance_scale
 
 _EIG_FLOOR = 1e-12
 
@@ -280,9 +280,5 @@ def unit_predictor_precision(X, sample_weight, covariance="full"):
     ||x_i||^2``: each linear predictor ``x_i^T theta`` then has unit variance on
     (weighted) average, a start where the loss bends whatever the scale of the
     features. ``(n, n)`` for a full family, ``(n,)`` for a diagonal one."""
-    total = float(np.sum(sample_weight))
-    value = float(sample_weight @ row_squared_norms(X))
-    value = value / total if total > 0 else np.nan
-    value = value if np.isfinite(value) and value > 0 else 1.0
-    precision = np.full(X.shape[1], value)
+    precision = np.full(X.shape[1], unit_variance_scale(X, sample_weight))
     return np.diag(precision) if covariance == "full" else precision

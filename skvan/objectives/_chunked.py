@@ -1,0 +1,179 @@
+"""A linear model objective whose rows live in chunks elsewhere (dask workers).
+
+The data term is a sum over rows, so its value, gradient, curvature and every
+Gaussian expectation of them are sums over row chunks: each chunk computes its
+own share where it lives, and only ``p``-sized results travel
+(:class:`~skvan.expectations.MapReduce`). A :class:`ChunkSpec` says how a chunk
+``(X_c, y_c, w_c)`` becomes the objective of its rows; a chunks engine
+(:class:`skvan._dask.DaskChunks`) runs functions on the chunks and sums.
+"""
+
+import numpy as np
+
+from .._data import as_design, column_abs_max, weighted_column_squares
+from ._base import Objective
+from ._linear import jacobi_scale_from
+
+
+class ChunkSpec:
+    """How a chunk ``(X_c, y_c, w_c)`` becomes the objective of its rows.
+
+    Parameters
+    ----------
+    link : BinaryLink or SoftmaxLink
+        Builds the data term from the design, the labels and the weights.
+    fit_intercept : bool
+        Whether the design gets a column of ones.
+    class_weight : ndarray of shape (n_classes,) or None, default=None
+        Multiplies each row's weight by its class's.
+    column_scale : ndarray of shape (n_params,) or None, default=None
+        The objective is over ``column_scale * theta``.
+    """
+
+    def __init__(self, link, fit_intercept, class_weight=None, column_scale=None):
+        self.link = link
+        self.fit_intercept = fit_intercept
+        self.class_weight = class_weight
+        self.column_scale = column_scale
+
+    def weights(self, y, w):
+        """The chunk's row weights: ``w`` (None: ones) times the class weights."""
+        w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
+        if self.class_weight is not None:
+            w = w * self.class_weight[np.searchsorted(self.link.classes, y)]
+        return w
+
+    def objective(self, X, y, w):
+        """The data term of the rows ``X`` (float32 or float64; upcast here, one chunk
+        at a time), without a penalty."""
+        f = self.link.objective(as_design(X, self.fit_intercept), y, self.weights(y, w))
+        return f if self.column_scale is None else f.reparametrised(self.column_scale)
+
+    def rescaled(self, column_scale):
+        """The same spec over ``column_scale * theta``."""
+        return ChunkSpec(self.link, self.fit_intercept, self.class_weight, column_scale)
+
+
+def labels_summary(X, y, w):
+    """What validation needs of a chunk: whether ``X`` and ``w`` are finite (``w``
+    also non-negative), and its labels with their counts."""
+    finite = bool(np.all(np.isfinite(X)))
+    weights_ok = w is None or bool(np.all(np.isfinite(w)) and np.all(np.asarray(w) >= 0))
+    labels, counts = np.unique(np.asarray(y), return_counts=True)
+    return finite, weights_ok, labels, counts
+
+
+def design_summary(X, y, w, spec):
+    """Column statistics of the chunk's design: ``(total weight, max |x_j|,
+    sum_i w_i x_ij^2)``."""
+    Xd, weights = as_design(X, spec.fit_intercept), spec.weights(y, w)
+    return float(np.sum(weights)), column_abs_max(Xd), weighted_column_squares(Xd, weights)
+
+
+def _squares(X, y, w, spec, norm):
+    return weighted_column_squares(as_design(X, spec.fit_intercept), spec.weights(y, w), norm)
+
+
+def _value(X, y, w, spec, theta):
+    return spec.objective(X, y, w).value(theta)
+
+
+def _gradient(X, y, w, spec, theta):
+    return spec.objective(X, y, w).gradient(theta)
+
+
+def _hessian(X, y, w, spec, theta):
+    return spec.objective(X, y, w).hessian(theta)
+
+
+class ChunkedObjective(Objective):
+    """``f(theta) = sum_c f_c(theta) + g(theta)`` over row chunks ``c`` held by
+    ``chunks``, ``f_c`` the data term of chunk ``c`` (:class:`ChunkSpec`) and ``g``
+    a separable penalty.
+
+    Parameters
+    ----------
+    chunks : chunks engine
+        Has ``n_samples`` and ``map(fn, *args)``, the list of ``fn(X_c, y_c, w_c,
+        *args)`` over the chunks, computed where they live.
+    spec : ChunkSpec
+    penalty : object
+        A separable penalty over all parameters.
+    n_params : int
+    summary : tuple
+        :func:`design_summary` summed over the chunks (of the unscaled design).
+    """
+
+    def __init__(self, chunks, spec, penalty, n_params, summary):
+        self.chunks = chunks
+        self.spec = spec
+        self.penalty = penalty
+        self.n_params = n_params
+        self.summary = summary
+
+    @classmethod
+    def build(cls, chunks, spec, penalty, n_params):
+        """Sum :func:`design_summary` over the chunks (one pass) and build."""
+        parts = chunks.map(design_summary, spec)
+        summary = (sum(p[0] for p in parts), np.max([p[1] for p in parts], axis=0),
+                   np.sum([p[2] for p in parts], axis=0))
+        return cls(chunks, spec, penalty, n_params, summary)
+
+    @property
+    def n_samples(self):
+        """Number of rows over all chunks."""
+        return self.chunks.n_samples
+
+    @property
+    def width(self):
+        """Columns of the design (features, plus the intercept's)."""
+        return self.summary[1].shape[0]
+
+    def _scale(self):
+        s = self.spec.column_scale
+        return np.ones(self.width) if s is None else s[: self.width]
+
+    def column_scale(self):
+        """The per-parameter scales of the in-memory objectives' ``column_scale``
+        (Jacobi, rounded to powers of two) from the chunks' column statistics."""
+        total, top, colsq = self.summary
+        n_rows = self.n_params // self.width
+        bound = np.broadcast_to(self.penalty.curvature_bound, (self.n_params,))
+        ridge = bound.reshape(n_rows, -1).max(axis=0) / self.prototype().loss.max_curvature
+
+        def squares(norm):
+            if norm is None:
+                return colsq
+            return np.sum(self.chunks.map(_squares, self.spec, norm), axis=0)
+
+        return np.tile(jacobi_scale_from(total, top, squares, ridge), n_rows)
+
+    def prototype(self):
+        """The in-memory objective of an empty chunk: its type and loss are those of
+        every chunk's."""
+        n_features = self.width - int(self.spec.fit_intercept)
+        return self.spec.objective(np.zeros((0, n_features)), np.zeros(0), None)
+
+    def reparametrised(self, column_scale):
+        """``f`` over ``theta' = column_scale * theta``."""
+        return ChunkedObjective(self.chunks, self.spec.rescaled(column_scale),
+                                self.penalty.reparametrised(column_scale), self.n_params,
+                                self.summary)
+
+    def unit_predictor_precision(self):
+        """The diagonal of :func:`~skvan.van.unit_predictor_precision` over one row of
+        parameters, from the column statistics."""
+        total, _, colsq = self.summary
+        value = float(np.sum(colsq / self._scale() ** 2)) / total if total > 0 else np.nan
+        value = value if np.isfinite(value) and value > 0 else 1.0
+        return np.full(self.width, value)
+
+    def value(self, theta):
+        return float(sum(self.chunks.map(_value, self.spec, theta))) + self.penalty.value(theta)
+
+    def gradient(self, theta):
+        return np.sum(self.chunks.map(_gradient, self.spec, theta), axis=0) + self.penalty.gradient(theta)
+
+    def hessian(self, theta):
+        H = np.sum(self.chunks.map(_hessian, self.spec, theta), axis=0)
+        return self.penalty.add_curvature(H, self.penalty.hessian_diag(theta))

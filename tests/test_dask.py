@@ -1,0 +1,140 @@
+"""dask: map-reduce fits on a real LocalCluster of two worker processes, and
+dask_ml's Incremental driving partial_fit. Skipped without dask/distributed."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+from skvan import ActiveVANClassifier, VANLassoRegressor, VANLogisticRegression  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # distributed's own start-up notices
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                           dashboard_address=None)
+        client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def _generated_chunk(block_info=None, n_features=10, seed=0):
+    """Rows of a logistic problem, made where the chunk is computed."""
+    from scipy.special import expit
+
+    location = block_info[None]["chunk-location"][0]
+    rows = block_info[None]["chunk-shape"][0]
+    rng = np.random.default_rng([seed, location])
+    X = rng.standard_normal((rows, n_features))
+    w = np.linspace(-1.0, 1.0, n_features)
+    y = (rng.random(rows) < expit(X @ w)).astype(np.float64)
+    return np.column_stack([X, y])
+
+
+def generated(n_samples, chunk, n_features=10):
+    """A dask array of ``[X, y]`` generated chunk by chunk (never on the client)."""
+    data = da.map_blocks(_generated_chunk, chunks=((chunk,) * (n_samples // chunk), (n_features + 1,)),
+                         dtype=np.float64, n_features=n_features)
+    return data[:, :n_features], data[:, n_features]
+
+
+def _relative(a, b):
+    return float(np.max(np.abs(a - b)) / np.max(np.abs(b)))
+
+
+@pytest.mark.parametrize("params", [{}, {"objective": "vi"}, {"class_weight": "balanced"}])
+def test_dask_fit_on_a_cluster_matches_the_numpy_fit(client, breast_cancer, params):
+    X, y = breast_cancer
+    numpy_fit = VANLogisticRegression(**params).fit(X, y)
+    dask_fit = VANLogisticRegression(**params).fit(da.from_array(X, chunks=(100, 10)),
+                                                   da.from_array(y, chunks=50))
+    assert _relative(dask_fit.coef_, numpy_fit.coef_) <= 1e-8
+    assert _relative(dask_fit.sigma_, numpy_fit.sigma_) <= 1e-8
+    assert dask_fit.n_iter_[0] == numpy_fit.n_iter_[0]
+
+
+def test_multinomial_dask_fit_matches_the_numpy_fit(client):
+    from sklearn.datasets import load_digits
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_digits(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    numpy_fit = VANLogisticRegression().fit(X, y)
+    dask_fit = VANLogisticRegression().fit(da.from_array(X, chunks=(400, 64)), y)
+    assert _relative(dask_fit.coef_, numpy_fit.coef_) <= 1e-8
+    np.testing.assert_array_equal(dask_fit.classes_, numpy_fit.classes_)
+    np.testing.assert_allclose(dask_fit.predict_proba(X), numpy_fit.predict_proba(X), atol=1e-10)
+
+
+def test_dask_fit_never_gathers_X_on_the_client(client, monkeypatch):
+    """X is generated chunk by chunk on the workers; turning the dask array into
+    a numpy array on the client would raise."""
+    X, y = generated(20_000, 2_000)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the dask array was gathered on the client")
+
+    monkeypatch.setattr(da.Array, "__array__", refuse)
+    monkeypatch.setattr(da.Array, "compute", refuse)
+    clf = VANLogisticRegression().fit(X, y)
+    assert clf.coef_.shape == (1, 10)
+    assert np.all(np.diff(clf.coef_[0]) > 0)  # the generating weights increase
+
+
+def test_float32_chunks_give_the_float32_numpy_fit(client, breast_cancer):
+    X, y = breast_cancer
+    X32 = X.astype(np.float32)
+    numpy_fit = VANLogisticRegression().fit(X32, y)
+    dask_fit = VANLogisticRegression().fit(da.from_array(X32, chunks=(200, 30)), y)
+    assert _relative(dask_fit.coef_, numpy_fit.coef_) <= 1e-8
+
+
+def test_dask_input_is_validated(client, breast_cancer):
+    X, y = breast_cancer
+    bad = X.copy()
+    bad[3, 4] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        VANLogisticRegression().fit(da.from_array(bad, chunks=100), y)
+    with pytest.raises(ValueError, match="same number of rows"):
+        VANLogisticRegression().fit(da.from_array(X, chunks=100), y[:-1])
+    with pytest.raises(ValueError, match="batch_size"):
+        VANLogisticRegression(batch_size=10).fit(da.from_array(X, chunks=100), y)
+    with pytest.raises(ValueError, match="quadrature"):
+        VANLogisticRegression(expectation="mc").fit(da.from_array(X, chunks=100), y)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        VANLogisticRegression().fit(da.from_array(X, chunks=100), np.zeros(len(y)))
+    with pytest.raises(ValueError, match="non-negative"):
+        VANLogisticRegression().fit(da.from_array(X, chunks=100), y, sample_weight=-np.ones(len(y)))
+    with pytest.raises(ValueError, match="covariance='dual'"):
+        VANLogisticRegression(covariance="dual").fit(da.from_array(X, chunks=100), y)
+
+
+@pytest.mark.parametrize("Estimator", [VANLassoRegressor, ActiveVANClassifier])
+def test_estimators_without_a_dask_path_refuse_dask_arrays(Estimator, breast_cancer):
+    """They would gather X on the client: a TypeError saying so, not a silent copy."""
+    X, y = breast_cancer
+    with pytest.raises(TypeError, match="does not take dask arrays"):
+        Estimator().fit(da.from_array(X, chunks=100), y)
+
+
+def test_incremental_drives_partial_fit(client, breast_cancer):
+    """dask_ml's Incremental calls partial_fit chunk by chunk; with stream_size the
+    passes approach the full fit."""
+    wrappers = pytest.importorskip("dask_ml.wrappers")
+    X, y = breast_cancer
+    Xd, yd = da.from_array(X, chunks=(20, 30)), da.from_array(y, chunks=20)
+    full = VANLogisticRegression().fit(X, y)
+    inc = wrappers.Incremental(VANLogisticRegression(stream_size=len(y), random_state=0),
+                               shuffle_blocks=True, random_state=0)
+    for _ in range(20):
+        inc.partial_fit(Xd, yd, classes=[0, 1])
+    model = inc.estimator_
+    assert model.n_iter_[0] == 20 * Xd.numblocks[0]
+    assert _relative(model.coef_, full.coef_) < 0.05
+    assert abs(model.score(X, y) - full.score(X, y)) <= 0.01
