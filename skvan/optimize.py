@@ -18,6 +18,8 @@ TRUST_RADIUS = 2.0
 #: scipy's integer ``status`` for each solver status, and its message.
 _STATUS = {
     "converged": (0, "The mean converged: its estimated distance to the fixed point is below tol."),
+    "stalled": (0, "No step decreased the objective beyond round-off: the mean is stationary "
+                   "to working precision."),
     "max_iter": (1, "Maximum number of iterations reached."),
     "diverged": (2, "Stopped: the expected gradient or curvature was not finite."),
     "stopped": (3, "Stopped by the callback."),

@@ -17,6 +17,7 @@ from skvan.objectives import (
     NoPenalty,
     SquaredLoss,
 )
+from skvan.van._solver import STALL_REJECTIONS
 from skvan.van import (
     VO,
     BetaBacktrack,
@@ -48,7 +49,8 @@ class _Never:
 def test_rejected_steps_never_drive_beta_to_zero(memory, rng):
     """The root cause of a failure on other CPUs: repeated rejections shrank the
     remembered beta until it underflowed to 0 (then log2(0)). Now q stays put,
-    beta_t stays at or above its floor, and nothing warns."""
+    beta_t stays at or above its floor, nothing warns, and the run stops as
+    "stalled" once the rejections would only repeat themselves."""
     f = _least_squares(rng)
     family = FullGaussian(np.zeros(4), np.eye(4))
     step = BetaBacktrack(_Never(), memory=memory)
@@ -57,7 +59,7 @@ def test_rejected_steps_never_drive_beta_to_zero(memory, rng):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         result = solver.solve()
-    assert result.status == "max_iter"
+    assert result.status == "stalled" and result.n_iter == STALL_REJECTIONS
     assert all(h["alpha"] == 0.0 for h in result.history)
     np.testing.assert_array_equal(family.mean, 0.0)
     np.testing.assert_array_equal(family.precision, np.eye(4))

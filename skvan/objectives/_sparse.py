@@ -74,11 +74,27 @@ def _solve_on_support(objective, b, strength, support, signs):
     return w
 
 
+#: The KKT tolerance never exceeds this fraction of ``lambda_j``...
+KKT_PENALTY_FRACTION = 1e-3
+#: ...unless round-off demands it: ``|(G w - b)_j|`` cannot be computed more
+#: accurately than a few hundred ulps of its size at ``w = 0``.
+KKT_ROUNDOFF_ULPS = 256
+
+
 def _kkt_tolerance(objective, rtol):
     """Per coordinate: ``|(G w - b)_j|`` is at most ``||x_j|| ||y|| = sqrt(G_jj 2c)``
-    at ``w = 0``; the tolerance is ``rtol`` times the larger of that and ``lambda_j``."""
+    at ``w = 0``; the tolerance is ``rtol`` times the larger of that and ``lambda_j``,
+    but at most ``KKT_PENALTY_FRACTION lambda_j`` (and at least the round-off
+    floor ``KKT_ROUNDOFF_ULPS eps ||x_j|| ||y||``).
+
+    Without the cap a tiny ``lambda_j`` (``alpha=1e-10``) would get a tolerance
+    larger than itself: any interpolating support with a near-zero gradient
+    would pass, and which one VAN found first would depend on the last bits of
+    the data."""
     scale = np.sqrt(np.clip(objective.gram_diagonal(), 0, None) * max(2 * objective.c, 0))
-    return rtol * np.maximum(objective.penalty.strength, scale)
+    strength = objective.penalty.strength
+    tol = np.minimum(rtol * np.maximum(strength, scale), KKT_PENALTY_FRACTION * strength)
+    return np.maximum(tol, KKT_ROUNDOFF_ULPS * np.finfo(np.float64).eps * scale)
 
 
 def kkt_excess(objective, w, rtol=1e-9):

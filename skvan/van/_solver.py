@@ -45,8 +45,14 @@ from ._stopping import MeanContraction
 SMALL_WORK = 1e8
 
 #: ``VANResult.status`` values and what they mean.
+#: Consecutive rejected steps (deterministic, full batch) after which a run stops
+#: as "stalled": the schedule's next rates get two more chances.
+STALL_REJECTIONS = 3
+
 MESSAGES = {
     "converged": "The convergence test passed.",
+    "stalled": "Stopped: no step decreased the objective beyond round-off, so the mean is "
+               "stationary to working precision.",
     "max_iter": "Maximum number of iterations reached.",
     "diverged": "Stopped: the expected gradient or curvature was not finite.",
     "stopped": "Stopped by the callback.",
@@ -60,7 +66,8 @@ VANResult.__doc__ = """What :meth:`VANSolver.solve` returns.
 
 family : the final Gaussian (``family.mean``, ``family.precision``).
 n_iter : number of iterations run.
-status : "converged", "max_iter", "diverged" or "stopped" (see :data:`MESSAGES`).
+status : "converged", "stalled", "max_iter", "diverged" or "stopped" (see
+    :data:`MESSAGES`); ``converged`` is true for the first two.
 value : last expected objective ``E_q[f]`` (on the last minibatch when stochastic).
 n_data_passes : data passes used, counting a minibatch as its fraction of the data.
 history : list of per-iteration dicts (``value``, ``step``, ``beta``, ``alpha``).
@@ -68,7 +75,7 @@ distance : estimated distance (max norm) of the mean to its fixed point; inf if
     unknown.
 stochastic : whether iterations saw minibatches.
 """
-VANResult.converged = property(lambda self: self.status == "converged")
+VANResult.converged = property(lambda self: self.status in ("converged", "stalled"))
 VANResult.message = property(lambda self: MESSAGES[self.status])
 
 
@@ -150,6 +157,9 @@ class VANSolver:
                 if self.check_convergence():
                     self.status = "converged"
                     break
+                if self.stalled():
+                    self.status = "stalled"
+                    break
                 if self.callback is not None:
                     try:
                         self.callback(self)
@@ -185,6 +195,8 @@ class VANSolver:
         self.stop_ = self.stop if self.stop is not None else MeanContraction()
         self.stop_.reset()
         self.status = "max_iter"
+        self.value_scale = 0.0
+        self.rejections = 0
         self.n_iter = 0
         self.n_data_passes = 0.0
         self.history = []
@@ -198,6 +210,8 @@ class VANSolver:
         self.expect = self.expectation(
             self.batch, self.family, hessian=self.hessian, random_state=self.rng
         )
+        if np.isfinite(self.expect.value):
+            self.value_scale = max(self.value_scale, abs(float(self.expect.value)))
         C = self.expect.curvature
         return bool(
             np.isfinite(self.expect.value)
@@ -211,6 +225,16 @@ class VANSolver:
         self.rates = self.schedule_.rates(self.iteration, self.objective_)
         self.previous_precision = self.family.precision
         self.alpha = self.step_.take(self)
+        self.rejections = self.rejections + 1 if self.alpha == 0 else 0
+
+    def stalled(self):
+        """Whether the last :data:`STALL_REJECTIONS` steps were all rejected on
+        deterministic full-batch expectations: ``q`` did not move, so the next
+        iteration would repeat them. For a descent direction ``-P^-1 g`` no step
+        down to the policy's smallest one decreasing the objective means ``g`` is
+        zero to round-off."""
+        return (self.rejections >= STALL_REJECTIONS and self.expectation.deterministic
+                and not self.batches_.stochastic)
 
     # -- primitives of a step (called by the step policies) ------------------------
     def update_precision(self, rates):

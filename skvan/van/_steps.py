@@ -35,9 +35,16 @@ MIN_FACTOR = 2.0**-29
 MIN_FACTOR_VI = 2.0**-10
 
 
-def _slack(value):
-    """Round-off allowance when comparing objective values of size ``value``."""
-    return 16 * np.finfo(np.float64).eps * abs(value)
+def _slack(value, solver):
+    """Round-off allowance when comparing objective values near ``value``.
+
+    Relative to the largest ``|E_q[f]|`` of the run as well as to ``value``: a
+    value is a sum of terms (``c - b^T theta + theta^T G theta / 2`` for least
+    squares) that cancel as the objective falls, and its round-off stays that of
+    the terms. Relative to ``value`` alone, a Lasso with ``alpha=1e-10`` compared
+    values of 1e-9 made of terms of size 1: every step looked like an increase
+    on some CPUs and not on others."""
+    return 16 * np.finfo(np.float64).eps * max(abs(value), getattr(solver, "value_scale", 0.0))
 
 
 class FullStep:
@@ -79,13 +86,13 @@ class ArmijoMeanStep(FullStep):
         # objective decreasing along the iterates, and it prepares the next
         # iteration's expectations at the new mean.
         full = solver.expected_value(mean + direction, prepare=True)
-        if np.isfinite(full) and full <= before + ARMIJO * slope + _slack(before):
+        if np.isfinite(full) and full <= before + ARMIJO * slope + _slack(before, solver):
             return 1.0
         ref = solver.expected_value(mean)
         alpha = 1.0
         while alpha >= MIN_FACTOR:
             trial = full if alpha == 1.0 else solver.expected_value(mean + alpha * direction)
-            if np.isfinite(trial) and trial <= ref + ARMIJO * alpha * slope + _slack(ref):
+            if np.isfinite(trial) and trial <= ref + ARMIJO * alpha * slope + _slack(ref, solver):
                 return alpha
             alpha *= 0.5
         return 0.0
@@ -104,7 +111,7 @@ class ObjectiveDecrease:
         """Whether the trial ``q`` (the family's precision, mean plus ``step``) passes."""
         value = solver.expected_value(solver.family.mean + step, prepare=True)
         value = solver.objective_.value(value, solver.family)
-        return bool(np.isfinite(value) and value <= self.reference + _slack(self.reference))
+        return bool(np.isfinite(value) and value <= self.reference + _slack(self.reference, solver))
 
 
 class TrustRegion:
@@ -153,8 +160,12 @@ class BetaBacktrack:
 
     def take(self, solver):
         rates = solver.rates
+        if not (np.isfinite(rates.beta) and rates.beta > 0):
+            solver.reject()  # nothing to halve (a schedule's beta_t under/overflowed)
+            return 0.0
         if not self.memory or self._floor is None:
-            self._floor = self.min_factor * rates.beta
+            # At least the smallest normal float: 0 would make the halving endless.
+            self._floor = max(self.min_factor * rates.beta, np.finfo(np.float64).tiny)
         if self.memory and self._cap is not None and rates.beta > self._cap:
             rates = solver.objective_.with_beta(rates, self._cap)
         self.accept.prepare(solver)

@@ -14,6 +14,10 @@ import numpy as np
 WINDOW = 3
 
 
+#: Mean changes up to this many ulps of ``|mu|_inf`` are round-off (:class:`MeanContraction`).
+ROUNDOFF_ULPS = 64
+
+
 class MeanContraction:
     """Stop when the mean is estimated to be within ``tol`` of its fixed point.
 
@@ -24,7 +28,9 @@ class MeanContraction:
     ``tol * max(|mu|_inf, 1e-12)``. Unlike a bare step-size test this does not stop
     a slowly contracting iteration early; a zig-zagging one (the diagonal family
     on correlated features) can still fool it, so use a smaller ``tol`` there. A
-    step the safeguard rejected (``alpha = 0``) says nothing about convergence.
+    step the safeguard rejected (``alpha = 0``) says nothing about convergence. A
+    step of at most :data:`ROUNDOFF_ULPS` ulps of ``|mu|_inf`` is round-off, whose
+    ratios say nothing either: the distance is then the step itself.
 
     Parameters
     ----------
@@ -48,9 +54,11 @@ class MeanContraction:
         self.distance = np.inf
         if solver.alpha == 0.0:
             return False
-        if d == 0.0:
-            self.distance = 0.0
-            return True
+        if d <= ROUNDOFF_ULPS * np.finfo(np.float64).eps * scale:
+            # A change of a few ulps of the mean is round-off: the steps no longer
+            # contract (their ratios are noise), and the mean is as close as it gets.
+            self.distance = d
+            return bool(d <= self.tol * scale)
         steps = list(self._steps)
         if len(steps) < 2 or min(steps[:-1]) <= 0:
             return False
