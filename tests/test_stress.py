@@ -37,6 +37,8 @@ def _problems():
     yield "duplicated and collinear columns", X, _labels(X), _targets(X)
     X = np.c_[_normal(200, 5), np.ones(200), np.zeros(200)]
     yield "constant columns", X, _labels(X), _targets(X)
+    X = np.c_[_normal(200, 5), 1e-300 * _normal(200, 1, seed=1)]
+    yield "a column near 1e-300", X, _labels(X), _targets(X)
     X = _normal(20, 100)
     yield "n_features > n_samples", X, _labels(X), _targets(X)
     X = _normal(1000, 5)
@@ -150,6 +152,19 @@ def test_no_penalty_matches_sklearn_when_the_optimum_is_finite():
     van = VANLogisticRegression(C=np.inf).fit(X, y)
     ref = LogisticRegression(C=np.inf, tol=1e-10).fit(X, y)
     np.testing.assert_allclose(van.coef_, ref.coef_, rtol=1e-5)
+
+
+@pytest.mark.parametrize("objective", ["vo", "vi"])
+def test_a_negligible_column_changes_nothing(objective):
+    """A column of 1e-300s is numerically zero: the fit equals the fit with zeros
+    there (it once got a column scale of 2^-160, which multiplied its expected L1
+    penalty by 2^160 and, under VI, froze every other coefficient)."""
+    X, _, y = PROBLEMS["a column near 1e-300"]
+    zero = X.copy()
+    zero[:, -1] = 0.0
+    tiny = VANLassoRegressor(objective=objective).fit(X, y)
+    ref = VANLassoRegressor(objective=objective).fit(zero, y)
+    np.testing.assert_allclose(tiny.coef_, ref.coef_, rtol=1e-8, atol=1e-12)
 
 
 def test_least_squares_without_a_unique_solution_stays_finite():

@@ -46,7 +46,10 @@ def jacobi_scale_from(total, top, squares, ridge):
     norm = np.ones_like(top) if safe else top
     mean_square = squares(None if safe else norm)
     scale = np.hypot(norm * np.sqrt(mean_square / total), np.sqrt(ridge / total))
-    scale[~(np.isfinite(scale) & (scale > 0))] = 1.0
+    # Columns too small to rescale (below 2^-_MAX_LOG2_SCALE, e.g. subnormal
+    # entries) are numerically zero: rescaling them to the clip would multiply
+    # their penalty by 2^160 and the start's expected penalty with it.
+    scale[~(np.isfinite(scale) & (scale >= 2.0**-_MAX_LOG2_SCALE))] = 1.0
     log2 = np.clip(np.round(np.log2(scale)), -_MAX_LOG2_SCALE, _MAX_LOG2_SCALE)
     if np.ptp(log2) <= _MAX_LOG2_SPREAD and abs(np.mean(log2)) <= _MAX_LOG2_SPREAD:
         return np.ones(top.shape[0])

@@ -54,6 +54,11 @@ class QuadraticObjective(Objective):
         return QuadraticObjective(factor * self.G, factor * self.b, factor * self.c,
                                   self.penalty.multiplied(factor))
 
+    def value_scale(self):
+        """``|c|``, the size of the terms that cancel in the value near the optimum
+        (``b^T theta`` and ``theta^T G theta / 2`` are then of that size too)."""
+        return abs(self.c)
+
     def smooth_value(self, theta):
         """The quadratic part alone."""
         return 0.5 * float(theta @ self.G @ theta) - float(self.b @ theta) + self.c

@@ -195,7 +195,9 @@ class VANSolver:
         self.stop_ = self.stop if self.stop is not None else MeanContraction()
         self.stop_.reset()
         self.status = "max_iter"
-        self.value_scale = 0.0
+        # The size of the terms that cancel in f's value (objective comparisons
+        # allow round-off relative to it): 0 unless the objective says otherwise.
+        self.value_scale = float(getattr(self.f, "value_scale", lambda: 0.0)())
         self.rejections = 0
         self.n_iter = 0
         self.n_data_passes = 0.0
@@ -210,8 +212,6 @@ class VANSolver:
         self.expect = self.expectation(
             self.batch, self.family, hessian=self.hessian, random_state=self.rng
         )
-        if np.isfinite(self.expect.value):
-            self.value_scale = max(self.value_scale, abs(float(self.expect.value)))
         C = self.expect.curvature
         return bool(
             np.isfinite(self.expect.value)

@@ -38,12 +38,11 @@ MIN_FACTOR_VI = 2.0**-10
 def _slack(value, solver):
     """Round-off allowance when comparing objective values near ``value``.
 
-    Relative to the largest ``|E_q[f]|`` of the run as well as to ``value``: a
-    value is a sum of terms (``c - b^T theta + theta^T G theta / 2`` for least
-    squares) that cancel as the objective falls, and its round-off stays that of
-    the terms. Relative to ``value`` alone, a Lasso with ``alpha=1e-10`` compared
-    values of 1e-9 made of terms of size 1: every step looked like an increase
-    on some CPUs and not on others."""
+    Relative to ``value`` and to the size of the terms that cancel in it
+    (``solver.value_scale``; for least squares ``c - b^T theta + theta^T G theta / 2``
+    the constant ``c``). Relative to ``value`` alone, a Lasso with ``alpha=1e-10``
+    compared values of 1e-9 made of terms of size 1: every step looked like an
+    increase on some inputs and not on others."""
     return 16 * np.finfo(np.float64).eps * max(abs(value), getattr(solver, "value_scale", 0.0))
 
 
