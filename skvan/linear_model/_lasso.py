@@ -43,6 +43,15 @@ AUTO_GROWTH_LASSO = 2.0
 WORKING_SET_START = 32
 
 
+def _warn_uncertified(n_corrections):
+    warn_user(
+        f"The support read off q failed the Lasso optimality (KKT) check "
+        f"({n_corrections} corrections made); coef_ is the VAN mean with the zeros "
+        "of q. Increase max_iter.",
+        ConvergenceWarning,
+    )
+
+
 class VANLassoRegressor(RegressorMixin, VANLinearModel):
     """Lasso fitted by the Variational Adaptive-Newton method.
 
@@ -357,7 +366,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             coef, family, self.n_iter_, self.n_corrections_ = self._solve_wide(linear, start, rng)
         else:
             family = self._initial_family(linear, start)
-            coef, result, self.n_corrections_ = self._solve_support(f, least_squares, family, rng)
+            coef, result, self.n_corrections_, _ = self._solve_support(f, least_squares, family, rng)
             self.n_iter_ = result.n_iter
         family.mean = coef
         self.noise_variance_ = self._noise_variance(least_squares, coef, sample_weight)
@@ -372,10 +381,11 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         self._set_attributes(family, column_scale, design.X)
         return self
 
-    def _solve_support(self, f, quadratic, family, rng, schedule=None):
+    def _solve_support(self, f, quadratic, family, rng, schedule=None, warn=True):
         """VO from ``family`` until the support read off ``q`` passes the KKT check
         (:class:`~skvan.objectives.LassoCertificate`), then the certified values;
-        returns ``(coef, result, n_corrections)``. With deterministic expectations on
+        returns ``(coef, result, n_corrections, ok)`` and warns (if ``warn``) when the
+        check failed. With deterministic expectations on
         the full data each step is the whole-step backtrack with memory (its
         docstring says why)."""
         n_samples = getattr(f, "n_samples", None)
@@ -385,14 +395,10 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         result = self._solve(f, family, rng, objective="vo", step=step, stop=certificate,
                              schedule=schedule)
         coef, n_corrections, ok = certificate.finish(family, result.converged)
-        if not ok:
-            warn_user(
-                f"The support read off q failed the Lasso optimality (KKT) check "
-                f"({n_corrections} corrections made); coef_ is the VAN mean with the zeros "
-                "of q. Increase max_iter.",
-                ConvergenceWarning,
-            )
-        return coef, result, n_corrections
+        # An unconverged run has already warned (one warning per fit).
+        if not ok and warn and result.converged:
+            _warn_uncertified(n_corrections)
+        return coef, result, n_corrections, ok
 
     def _solve_wide(self, linear, start, rng):
         """VO on working sets of columns (:func:`~skvan.van.solve_on_working_sets`):
@@ -418,19 +424,24 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             # mean and step size: the support is mostly known, q need not explore.
             beta = self.beta
             schedule = GeometricSchedule(beta, self._schedule(None, "vo").growth)
-            coef, result, n_corrections = self._solve_support(quad, quad, family, rng, schedule)
-            runs.append((columns, lam, quad, family, result))
+            # Only the last set's certificate matters: no warning per set.
+            coef, result, n_corrections, ok = self._solve_support(quad, quad, family, rng,
+                                                                  schedule, warn=False)
+            runs.append((columns, lam, quad, family, result, ok))
             return coef, (result.n_iter, n_corrections)
 
-        coef, columns, infos, _ = solve_on_working_sets(
+        coef, columns, infos, certified = solve_on_working_sets(
             lambda w: kkt_excess(linear, w), solve_on, first, linear.n_params)
-        columns, lam_w, quad, inner, result = runs[-1]
+        columns, lam_w, quad, inner, result, ok = runs[-1]
+        n_corrections = sum(i[1] for i in infos)
+        if not (ok and certified) and result.converged:
+            _warn_uncertified(n_corrections)
         # P_W = diag(lam_W) + c G_W with c the sum of the accepted betas (VO: keep = 1).
         c = float(sum(h["beta"] for h in result.history))
         lam = unit_predictor_precision(linear.X, linear.sample_weight, "diag")
         lam[columns] = np.maximum(np.diag(inner.precision) - c * np.diag(quad.G), lam_w)
         family = family_from_parts(self.covariance_, coef, lam, c * linear.weights, linear.X, free)
-        return coef, family, sum(i[0] for i in infos), sum(i[1] for i in infos)
+        return coef, family, sum(i[0] for i in infos), n_corrections
 
     @staticmethod
     def _noise_floor(quadratic, total_weight):
