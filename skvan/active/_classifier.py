@@ -4,7 +4,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import ClassifierMixin
-from sklearn.utils import check_random_state
+from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._compat import Interval, StrOptions, _fit_context, validate_data
@@ -41,7 +41,10 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
     batch_size : int, default=10
         Points queried (and learnt from) per iteration, ``>= 1``; the paper's M.
     max_labels : int or None, default=None
-        Label budget for :meth:`should_stop`; None: no budget.
+        Label budget, ``>= 1``: :meth:`fit` learns from at most this many pool
+        points, :meth:`query` proposes at most what is left of it (counting the
+        labels given to :meth:`teach`), and :meth:`should_stop` is true once it
+        is spent. None: no budget.
     uncertainty_threshold : float or None, default=None
         :meth:`should_stop` is true once no pool point scores above it.
     fit_intercept : bool, default=True
@@ -196,6 +199,7 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
             Fitted estimator.
         """
         reject_dask(self, X)
+        given = X  # the strategy scores rows of the pool as given (a DataFrame keeps its names)
         X, y = validate_data(self, X, y, **CHECK_X)
         self.classes_ = self._validate_targets(y)
         sample_weight = self._sample_weight(X, y, sample_weight)
@@ -206,10 +210,12 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
         strategy = self._strategy()
         pool = np.arange(X.shape[0])
         used, when = [], []
+        budget = np.inf if self.max_labels is None else self.max_labels
         for iteration in range(self.max_iter):
-            if pool.size == 0:
+            n = int(min(self.batch_size, pool.size, budget - sum(r.size for r in used)))
+            if n <= 0:
                 break
-            picked, _ = strategy(self, X[pool], n_instances=min(self.batch_size, pool.size),
+            picked, _ = strategy(self, _safe_indexing(given, pool), n_instances=n,
                                  random_state=self._stream_rng)
             rows = pool[picked]
             self._learn(X[rows], y[rows], sample_weight[rows])
@@ -227,9 +233,11 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
         Parameters
         ----------
         X_pool : array-like of shape (n_pool, n_features)
-            Unlabelled candidates.
+            Unlabelled candidates, passed to the strategy (and so to
+            :meth:`predict_proba`) as they are: a DataFrame keeps its column names.
         n_instances : int or None, default=None
-            How many; None uses ``batch_size``.
+            How many; None uses ``batch_size``. At most what is left of
+            ``max_labels``.
 
         Returns
         -------
@@ -239,8 +247,15 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
             Their scores under ``query_strategy``.
         """
         check_is_fitted(self)
-        X_pool = validate_data(self, X_pool, reset=False, **CHECK_X)
         n = self.batch_size if n_instances is None else n_instances
+        if self.max_labels is not None:
+            left = self.max_labels - self.n_labels_
+            if left <= 0:
+                raise ValueError(
+                    f"The label budget is spent (n_labels_={self.n_labels_}, max_labels="
+                    f"{self.max_labels}): should_stop() is true."
+                )
+            n = min(n, left)
         if getattr(self, "_stream_rng", None) is None:
             self._stream_rng = check_random_state(self.random_state)
         return self._strategy()(self, X_pool, n_instances=n, random_state=self._stream_rng)

@@ -157,6 +157,22 @@ def margin_sampling(estimator, X_pool, n_instances=1, random_state=None, diversi
     return idx, scores[idx]
 
 
+def _sampler(estimator):
+    """The object with ``sample_proba`` and the transformation of the pool that
+    reaches it: ``estimator`` itself, or a ``Pipeline``'s final step after the
+    other steps' ``transform``."""
+    if hasattr(estimator, "sample_proba"):
+        return estimator, lambda X: X
+    steps = getattr(estimator, "steps", None)
+    if steps and hasattr(steps[-1][1], "sample_proba"):
+        return steps[-1][1], estimator[:-1].transform
+    raise TypeError(
+        f"bald_sampling needs an estimator with sample_proba(X, n_draws, random_state), "
+        f"or a Pipeline ending in one; {type(estimator).__name__} is neither. Use "
+        "entropy_sampling or margin_sampling."
+    )
+
+
 def bald_sampling(estimator, X_pool, n_instances=1, random_state=None, n_draws=100, diversity=0.0):
     """Query the points where label and parameters share the most information (BALD).
 
@@ -168,7 +184,8 @@ def bald_sampling(estimator, X_pool, n_instances=1, random_state=None, n_draws=1
     Parameters
     ----------
     estimator : object
-        A fitted classifier with ``sample_proba(X, n_draws, random_state)``.
+        A fitted classifier with ``sample_proba(X, n_draws, random_state)``, or a
+        fitted ``Pipeline`` ending in one.
     X_pool : array-like of shape (n_pool, n_features)
         Candidate points.
     n_instances : int, default=1
@@ -187,14 +204,10 @@ def bald_sampling(estimator, X_pool, n_instances=1, random_state=None, n_draws=1
     scores : ndarray of shape (n_instances,)
         Their mutual information (nats).
     """
-    if not hasattr(estimator, "sample_proba"):
-        raise TypeError(
-            f"bald_sampling needs an estimator with sample_proba(X, n_draws, random_state); "
-            f"{type(estimator).__name__} has none. Use entropy_sampling or margin_sampling."
-        )
+    sampler, transform = _sampler(estimator)
     n = _check_pool(X_pool, n_instances)
     rng = check_random_state(random_state)
-    draws = estimator.sample_proba(X_pool, n_draws=n_draws, random_state=rng)
+    draws = sampler.sample_proba(transform(X_pool), n_draws=n_draws, random_state=rng)
     scores = np.maximum(_entropy(draws.mean(axis=0)) - _entropy(draws).mean(axis=0), 0.0)
     idx = select(scores, n, rng, X_pool, diversity)
     return idx, scores[idx]
