@@ -199,7 +199,9 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
             Fitted estimator.
         """
         reject_dask(self, X)
-        given = X  # the strategy scores rows of the pool as given (a DataFrame keeps its names)
+        # The strategy scores rows of a DataFrame pool as DataFrames (their column
+        # names match feature_names_in_); anything else as the validated array.
+        frame = X if hasattr(X, "iloc") else None
         X, y = validate_data(self, X, y, **CHECK_X)
         self.classes_ = self._validate_targets(y)
         sample_weight = self._sample_weight(X, y, sample_weight)
@@ -215,8 +217,8 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
             n = int(min(self.batch_size, pool.size, budget - sum(r.size for r in used)))
             if n <= 0:
                 break
-            picked, _ = strategy(self, _safe_indexing(given, pool), n_instances=n,
-                                 random_state=self._stream_rng)
+            candidates = X[pool] if frame is None else _safe_indexing(frame, pool)
+            picked, _ = strategy(self, candidates, n_instances=n, random_state=self._stream_rng)
             rows = pool[picked]
             self._learn(X[rows], y[rows], sample_weight[rows])
             used.append(rows)
