@@ -58,7 +58,17 @@ def jacobi_scale_from(total, top, squares, ridge):
 
 class RowsObjective(Objective):
     """Base of objectives whose data term is a weighted sum over the rows of a
-    design ``X`` (attributes ``X``, ``sample_weight``)."""
+    design ``X`` (attributes ``X``, ``sample_weight``, ``multiplier``)."""
+
+    @property
+    def n_samples(self):
+        """Number of rows in the data term."""
+        return self.X.shape[0]
+
+    @property
+    def weights(self):
+        """Effective per-sample weights ``multiplier * w_i``."""
+        return self.multiplier * self.sample_weight
 
     def unit_predictor_precision(self):
         """The diagonal precision, one entry per column of ``X``, under which the
@@ -102,16 +112,6 @@ class LinearModelObjective(RowsObjective):
         self.rows = rows
         self.n_params = X.shape[1]
         self._X_squared = None
-
-    @property
-    def n_samples(self):
-        """Number of rows in the data term."""
-        return self.X.shape[0]
-
-    @property
-    def weights(self):
-        """Effective per-sample weights ``multiplier * w_i``."""
-        return self.multiplier * self.sample_weight
 
     def _replace(self, **changes):
         args = dict(X=self.X, y=self.y, loss=self.loss, sample_weight=self.sample_weight,

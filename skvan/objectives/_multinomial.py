@@ -119,15 +119,6 @@ class MultinomialObjective(RowsObjective):
         self._X_squared = None
         self._kappa = None
 
-    @property
-    def n_samples(self):
-        return self.X.shape[0]
-
-    @property
-    def weights(self):
-        """Effective per-sample weights ``multiplier * w_i``."""
-        return self.multiplier * self.sample_weight
-
     def _replace(self, **changes):
         args = dict(X=self.X, Y=self.Y, sample_weight=self.sample_weight, penalty=self.penalty,
                     multiplier=self.multiplier, rows=self.rows)
