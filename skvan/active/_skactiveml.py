@@ -90,11 +90,26 @@ def to_skactiveml(estimator, classes=None, **kwargs):
 
     Examples
     --------
+    scikit-activeml marks unlabelled samples with ``missing_label`` (NaN); its
+    BatchBALD scores a batch jointly from draws of ``q``:
+
+    >>> import numpy as np
+    >>> import pytest
+    >>> pool = pytest.importorskip("skactiveml.pool")  # skips without scikit-activeml
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import StandardScaler
     >>> from skvan import VANLogisticRegression
     >>> from skvan.active import to_skactiveml
-    >>> clf = to_skactiveml(VANLogisticRegression(objective="vi"), classes=[0, 1])  # doctest: +SKIP
-    >>> from skactiveml.pool import BatchBALD  # doctest: +SKIP
-    >>> BatchBALD(sample_predictions_method_name="sample_proba").query(X, y, clf)  # doctest: +SKIP
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> y_partial = np.full(len(y), np.nan)
+    >>> y_partial[:20] = y[:20]  # 20 labels so far
+    >>> clf = to_skactiveml(VANLogisticRegression(objective="vi", C=0.1), classes=[0, 1],
+    ...                     random_state=0).fit(X, y_partial)
+    >>> qs = pool.BatchBALD(sample_predictions_method_name="sample_proba", random_state=0)
+    >>> idx = qs.query(X, y_partial, ensemble=clf, batch_size=3)
+    >>> len(idx), bool(np.all(np.isnan(y_partial[idx])))
+    (3, True)
     """
     return _adapter_class()(estimator=estimator, classes=classes, **kwargs)
 

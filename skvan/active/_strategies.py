@@ -118,6 +118,19 @@ def entropy_sampling(estimator, X_pool, n_instances=1, random_state=None, divers
         Distinct rows of ``X_pool``, most informative first.
     scores : ndarray of shape (n_instances,)
         Their entropies.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from skvan import VANLogisticRegression
+    >>> from skvan.active import entropy_sampling
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = make_pipeline(StandardScaler(), VANLogisticRegression()).fit(X[:50], y[:50])
+    >>> idx, scores = entropy_sampling(clf, X[50:], n_instances=3, random_state=0)
+    >>> idx.shape, bool(np.all(scores[:-1] >= scores[1:]))
+    ((3,), True)
     """
     n = _check_pool(X_pool, n_instances)
     scores = _entropy(estimator.predict_proba(X_pool))
@@ -149,6 +162,19 @@ def margin_sampling(estimator, X_pool, n_instances=1, random_state=None, diversi
         Distinct rows of ``X_pool``, most informative first.
     scores : ndarray of shape (n_instances,)
         Their scores.
+
+    Examples
+    --------
+    With three classes (iris), the margin looks at the two likeliest:
+
+    >>> from sklearn.datasets import load_iris
+    >>> from skvan import VANLogisticRegression
+    >>> from skvan.active import margin_sampling
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = VANLogisticRegression().fit(X[::10], y[::10])
+    >>> idx, scores = margin_sampling(clf, X, n_instances=3, random_state=0)
+    >>> idx.shape, bool(np.all(scores[:-1] >= scores[1:]))
+    ((3,), True)
     """
     n = _check_pool(X_pool, n_instances)
     proba = np.sort(estimator.predict_proba(X_pool), axis=1)
@@ -203,6 +229,21 @@ def bald_sampling(estimator, X_pool, n_instances=1, random_state=None, n_draws=1
         Distinct rows of ``X_pool``, most informative first.
     scores : ndarray of shape (n_instances,)
         Their mutual information (nats).
+
+    Examples
+    --------
+    BALD needs draws from a posterior (``objective="vi"``):
+
+    >>> from sklearn.datasets import load_wine
+    >>> from sklearn.preprocessing import scale
+    >>> from skvan import VANLogisticRegression
+    >>> from skvan.active import bald_sampling
+    >>> X, y = load_wine(return_X_y=True)
+    >>> X = scale(X)
+    >>> clf = VANLogisticRegression(objective="vi").fit(X[::6], y[::6])
+    >>> idx, scores = bald_sampling(clf, X, n_instances=3, random_state=0, n_draws=50)
+    >>> idx.shape, bool(np.all(scores[:-1] >= scores[1:]))
+    ((3,), True)
     """
     sampler, transform = _sampler(estimator)
     n = _check_pool(X_pool, n_instances)
@@ -233,6 +274,14 @@ def random_sampling(estimator, X_pool, n_instances=1, random_state=None):
         Distinct rows of ``X_pool``.
     scores : ndarray of shape (n_instances,)
         The uniform random keys that ranked them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skvan.active import random_sampling
+    >>> idx, _ = random_sampling(None, np.zeros((10, 2)), n_instances=3, random_state=0)
+    >>> idx.shape
+    (3,)
     """
     n = _check_pool(X_pool, n_instances)
     scores = check_random_state(random_state).random_sample(_num_samples(X_pool))
