@@ -121,3 +121,23 @@ def test_no_penalty_on_separable_data_warns_once():
         VANLogisticRegression(C=np.inf).fit(X, y)
     messages = [str(w.message) for w in caught]
     assert len(messages) == 1 and "C=inf" in messages[0], messages
+
+
+def test_beta_search_selects_something_only_under_a_budget(breast_cancer):
+    """The user guide's claim: a converged convex fit ignores beta (identical CV
+    scores), a label budget does not."""
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    X, y = breast_cancer
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    grid = {"beta": [0.1, 1.0, 3.0]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        converged = GridSearchCV(VANLogisticRegression(), grid, scoring="neg_log_loss", cv=cv).fit(X, y)
+        budget = GridSearchCV(ActiveVANClassifier(batch_size=5, max_labels=30, random_state=0), grid,
+                              scoring="neg_log_loss", cv=cv).fit(X, y)
+    same = converged.cv_results_["mean_test_score"]
+    np.testing.assert_allclose(same, same[0], rtol=1e-6)
+    scores = budget.cv_results_["mean_test_score"]
+    assert np.ptp(scores) > 0.1 * abs(scores.max())  # beta=0.1 is far worse with 30 labels
+    assert budget.best_params_["beta"] > 0.1

@@ -1,0 +1,53 @@
+"""
+Tuning beta where it matters: active learning on a label budget
+===============================================================
+
+``beta`` sets how fast the Gaussian ``q`` concentrates. A fit that runs to
+convergence on a convex problem ends at the same model whatever ``beta`` is, so a
+search over it returns identical scores. Under a budget it matters:
+``ActiveVANClassifier`` makes one streaming VAN step per batch of queried labels,
+and ``beta`` weighs each batch against the prior and sets how wide ``q`` stays
+while it chooses the next points. Here a ``GridSearchCV`` picks ``beta`` for 30
+labels chosen by predictive entropy from each training fold.
+"""
+
+# %%
+import warnings
+
+import matplotlib.pyplot as plt
+from sklearn.datasets import load_breast_cancer
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from skvan import ActiveVANClassifier, VANLogisticRegression
+
+X, y = load_breast_cancer(return_X_y=True)
+betas = [0.03, 0.1, 0.3, 1.0, 3.0]
+cv = StratifiedKFold(5, shuffle=True, random_state=0)
+
+searches = {}
+for name, estimator in [
+    ("ActiveVANClassifier, 30 labels", ActiveVANClassifier(batch_size=5, max_labels=30, random_state=0)),
+    ("VANLogisticRegression, all labels", VANLogisticRegression()),
+]:
+    pipe = make_pipeline(StandardScaler(), estimator)
+    step = pipe.steps[-1][0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        searches[name] = GridSearchCV(pipe, {f"{step}__beta": betas}, scoring="neg_log_loss", cv=cv).fit(X, y)
+    losses = -searches[name].cv_results_["mean_test_score"]
+    print(f"{name:36s} log-loss " + "  ".join(f"{b:g}: {v:.4f}" for b, v in zip(betas, losses)))
+
+# %%
+# With every label and a fit to convergence, the five values tie; with 30
+# labels, ``beta`` changes the held-out log-loss by a factor of five.
+fig, ax = plt.subplots(figsize=(6, 4))
+for name, search in searches.items():
+    ax.plot(betas, -search.cv_results_["mean_test_score"], "o-", label=name)
+ax.set_xscale("log")
+ax.set_xlabel("beta")
+ax.set_ylabel("5-fold held-out log-loss")
+ax.legend()
+fig.tight_layout()
+plt.show()
