@@ -9,7 +9,7 @@ from .active import ActiveVANClassifier
 from .linear_model import VANLassoRegressor, VANLogisticRegression
 from .optimize import minimize
 
-__version__ = "0.1.0.dev0"
+__version__ = "0.1.0"
 
 __all__ = [
     "ActiveVANClassifier",
