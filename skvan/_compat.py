@@ -5,7 +5,12 @@ import in this module means a scikit-learn change breaks one file, not many.
 """
 
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import (
+    Interval,
+    StrOptions,
+    validate_parameter_constraints,
+    validate_params,
+)
 from sklearn.utils.parallel import _get_threadpool_controller
 from sklearn.utils.validation import validate_data
 
@@ -15,5 +20,6 @@ __all__ = [
     "_fit_context",
     "_get_threadpool_controller",
     "validate_data",
+    "validate_parameter_constraints",
     "validate_params",
 ]

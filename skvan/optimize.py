@@ -1,13 +1,17 @@
 """``skvan.minimize``: VAN for any function, with or without derivatives."""
 
+import inspect
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.optimize import OptimizeResult
+from scipy.optimize import Bounds, OptimizeResult
+from sklearn.exceptions import ConvergenceWarning
 
-from ._compat import Interval, StrOptions, validate_params
+from ._compat import Interval, StrOptions, validate_parameter_constraints, validate_params
+from ._warnings import warn_user
 from .expectations import MonteCarlo
 from .objectives import FunctionObjective
+from .objectives._bounds import BoxTransform
 from .van import BetaBacktrack, GeometricSchedule, MeanContraction, TrustRegion, VANSolver, make_family
 
 #: Trust region of the mean step, in standard deviations of q per sqrt(dimension):
@@ -26,35 +30,55 @@ _STATUS = {
 }
 
 
+#: Constraints of minimize's keyword-only parameters, which ``options`` may also set.
+_OPTION_CONSTRAINTS = {
+    "sigma0": [Interval(Real, 0, None, closed="neither")],
+    "beta": [Interval(Real, 0, None, closed="neither")],
+    "beta_growth": [Interval(Real, 1, None, closed="left")],
+    "covariance": [StrOptions({"full", "diag"})],
+    "hessian": [StrOptions({"exact", "gauss_newton"})],
+    "n_mc_samples": [Interval(Integral, 2, None, closed="left"), None],
+    "fitness_shaping": ["boolean"],
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "vectorized": ["boolean"],
+    "n_jobs": [Integral, None],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+}
+
+
 @validate_params(
     {
         "fun": [callable],
         "x0": ["array-like"],
+        "args": "no_validation",
+        "method": [str, None],
         "jac": [callable, "boolean", None],
         "hess": [callable, None],
-        "sigma0": [Interval(Real, 0, None, closed="neither")],
-        "beta": [Interval(Real, 0, None, closed="neither")],
-        "beta_growth": [Interval(Real, 1, None, closed="left")],
-        "covariance": [StrOptions({"full", "diag"})],
-        "hessian": [StrOptions({"exact", "gauss_newton"})],
-        "n_mc_samples": [Interval(Integral, 2, None, closed="left"), None],
-        "fitness_shaping": ["boolean"],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "tol": [Interval(Real, 0, None, closed="left")],
-        "vectorized": ["boolean"],
-        "n_jobs": [Integral, None],
-        "random_state": ["random_state"],
+        "hessp": [callable, None],
+        "bounds": "no_validation",
+        "constraints": "no_validation",
+        "tol": [Interval(Real, 0, None, closed="left"), None],
         "callback": [callable, None],
-        "verbose": ["verbose"],
+        "options": [dict, None],
+        **_OPTION_CONSTRAINTS,
     },
     prefer_skip_nested_validation=True,
 )
 def minimize(
     fun,
     x0,
-    *,
+    args=(),
+    method=None,
     jac=None,
     hess=None,
+    hessp=None,
+    bounds=None,
+    constraints=(),
+    tol=None,
+    callback=None,
+    options=None,
+    *,
     sigma0=1.0,
     beta=1.0,
     beta_growth=1.0,
@@ -63,11 +87,9 @@ def minimize(
     n_mc_samples=None,
     fitness_shaping=False,
     max_iter=500,
-    tol=1e-6,
     vectorized=False,
     n_jobs=None,
     random_state=None,
-    callback=None,
     verbose=0,
 ):
     """Minimise ``f`` by the Variational Adaptive-Newton method.
@@ -93,15 +115,49 @@ def minimize(
     Parameters
     ----------
     fun : callable
-        ``fun(x) -> float`` for ``x`` of shape ``(n,)``. With ``jac=True`` it returns
-        ``(value, gradient)``. With ``vectorized=True`` it takes ``(n_points, n)``
-        and returns ``(n_points,)`` (and ``(n_points, n)`` gradients).
+        ``fun(x, *args) -> float`` for ``x`` of shape ``(n,)``. With ``jac=True`` it
+        returns ``(value, gradient)``. With ``vectorized=True`` it takes
+        ``(n_points, n)`` and returns ``(n_points,)`` (and ``(n_points, n)``
+        gradients).
     x0 : array-like of shape (n,)
         Initial mean of ``q``.
+    args : tuple, default=()
+        Extra arguments passed to ``fun``, ``jac``, ``hess`` and ``hessp``, as in
+        scipy (a single non-tuple value is wrapped in a tuple).
+    method : {None, "VAN"}, default=None
+        Accepted for scipy's calling convention; other names are scipy's methods
+        (use :func:`scipy.optimize.minimize`).
     jac : callable, True or None, default=None
-        Gradient of ``fun``, True if ``fun`` returns it, or None (zero order).
+        Gradient ``jac(x, *args)``, True if ``fun`` returns it, or None (zero order).
     hess : callable or None, default=None
-        Hessian of ``fun``; needs ``jac``.
+        Hessian ``hess(x, *args)``; needs ``jac``.
+    hessp : callable or None, default=None
+        Hessian-vector product ``hessp(x, p, *args)``, used (``n`` products per
+        point) when ``hess`` is None; needs ``jac``.
+    bounds : sequence of (min, max) pairs, scipy.optimize.Bounds or None, default=None
+        Box constraints (None or +-inf: unbounded). Handled by a change of
+        variables ``x = T(u)`` per coordinate (a scaled sigmoid between two
+        bounds, a softplus beyond one; ``skvan.objectives._bounds``): ``q`` is a
+        Gaussian over ``u``, so every draw is evaluated inside the box and
+        derivatives follow by the chain rule. ``x`` in the result is ``T`` of
+        ``q``'s mean and ``covariance`` its delta-method image
+        ``T'(u) Sigma_u T'(u)``. ``x0`` must lie within the bounds (a point on one
+        is moved inside by 1e-8 of the interval), and ``sigma0`` is read in ``x``'s
+        units at ``x0``.
+    constraints : ()
+        Only the empty default: VAN handles no general constraints.
+    tol : float or None, default=None
+        Stop when the mean's estimated distance to its fixed point is below
+        ``tol * max(|mu|_inf, 1e-12)``, ``>= 0``; None is 1e-6.
+    callback : callable or None, default=None
+        Called after each iteration, as in scipy: ``callback(intermediate_result)``
+        if its only parameter is named ``intermediate_result`` (an
+        OptimizeResult with ``x``, ``fun`` (the estimate of ``E_q[f]``), ``nit``
+        and ``covariance``), otherwise ``callback(xk)``. Raising StopIteration
+        stops the run (``status`` 3).
+    options : dict or None, default=None
+        scipy's ``maxiter`` (``max_iter``) and ``disp`` (``verbose``), or any of
+        the keyword-only parameters below by name.
     sigma0 : float, default=1.0
         Initial standard deviation of ``q`` (``Sigma_0 = sigma0^2 I``), ``> 0``: how
         far VAN looks around ``x0`` at first.
@@ -132,20 +188,14 @@ def minimize(
         scale (SNES), ``beta`` for the mean (Notes). Much more robust on
         ill-conditioned or multimodal ``f`` (``benchmarks/bench_minimize.py``).
     max_iter : int, default=500
-        Maximum number of iterations.
-    tol : float, default=1e-6
-        Stop when the mean's estimated distance to its fixed point is below
-        ``tol * max(|mu|_inf, 1e-12)``.
+        Maximum number of iterations, ``>= 1``; a ``ConvergenceWarning`` (at the
+        caller's line) says when the run ends there.
     vectorized : bool, default=False
         ``fun`` (and ``jac``) evaluate a batch of points per call.
     n_jobs : int or None, default=None
         Evaluate the points of an iteration in parallel with joblib.
     random_state : int, RandomState instance or None, default=None
         Seeds the draws.
-    callback : callable or None, default=None
-        ``callback(intermediate_result)`` after each iteration, with an
-        OptimizeResult holding ``x``, ``fun`` (the estimate of ``E_q[f]``), ``nit``
-        and ``covariance``; raising StopIteration stops the run.
     verbose : int, default=0
         Print one line per iteration.
 
@@ -208,45 +258,167 @@ def minimize(
     >>> res.success, np.round(res.x, 4)
     (True, array([3., 3.]))
     """
+    kw = _merge_options(options, dict(
+        sigma0=sigma0, beta=beta, beta_growth=beta_growth, covariance=covariance, hessian=hessian,
+        n_mc_samples=n_mc_samples, fitness_shaping=fitness_shaping, max_iter=max_iter,
+        vectorized=vectorized, n_jobs=n_jobs, random_state=random_state, verbose=verbose))
+    _check_scipy_call(method, constraints, args)
+    fun, jac, hess = _with_args(fun, jac, hess, hessp, args)
     x0 = _check_x0(x0)
     n = x0.shape[0]
+    _check_oracles(jac, hess, kw)
+    box = _box(bounds, n)
+    scale = np.ones(n)
+    if box is not None:
+        x0 = box.inverse(box.inside(_check_within(x0, box)))
+        scale = box.derivatives(x0)[0]
+        fun, jac, hess = box.wrap(fun, jac, hess, kw["vectorized"])
+    objective = FunctionObjective(fun, n, jac=jac, hess=hess, vectorized=kw["vectorized"],
+                                  n_jobs=kw["n_jobs"])
+    # sigma0 in x's units at x0: sd_u = sigma0 / T'(u0), at most 2 sigma0 + 4 logits.
+    sd = np.minimum(kw["sigma0"] / scale, 2.0 * kw["sigma0"] + 4.0)
+    precision = 1.0 / sd**2
+    family = make_family(kw["covariance"], x0,
+                         np.diag(precision) if kw["covariance"] == "full" else precision)
+    expectation, beta = _monte_carlo(n, kw["n_mc_samples"], kw["fitness_shaping"], kw["beta"])
+    solver = VANSolver(
+        objective, expectation, family, objective="vo",
+        schedule=GeometricSchedule(beta, kw["beta_growth"]), hessian=kw["hessian"],
+        step=BetaBacktrack(TrustRegion(TRUST_RADIUS * np.sqrt(n))),
+        stop=MeanContraction(1e-6 if tol is None else tol), max_iter=int(kw["max_iter"]),
+        random_state=kw["random_state"], verbose=kw["verbose"],
+        callback=None if callback is None else _scipy_callback(callback, box),
+    )
+    result = solver.solve()
+    if result.status == "max_iter":
+        advice = "increase max_iter" + (
+            ", or use beta_growth > 1 (a geometric schedule converges linearly)"
+            if kw["beta_growth"] == 1 and not kw["fitness_shaping"] else "")
+        warn_user(f"skvan.minimize did not converge in max_iter={result.n_iter} iterations "
+                  f"(last mean change {result.history[-1]['step'] if result.history else np.nan:.3g}); "
+                  f"{advice}.",
+                  ConvergenceWarning)
+    status, message = _STATUS[result.status]
+    x = family.mean.copy() if box is None else box.forward(family.mean)
+    return OptimizeResult(
+        x=x, fun=float(objective.values(family.mean[None])[0]), nit=result.n_iter,
+        nfev=objective.nfev, njev=objective.njev, nhev=objective.nhev,
+        success=status == 0, status=status, message=message,
+        covariance=_cov(family, box), precision=family.precision.copy(),
+    )
+
+
+#: The names scipy's ``options`` use for two of minimize's parameters.
+_SCIPY_OPTIONS = {"maxiter": "max_iter", "disp": "verbose"}
+
+
+def _merge_options(options, kw):
+    """``kw`` updated from scipy-style ``options`` (scipy's names or ours)."""
+    for key, value in (options or {}).items():
+        name = _SCIPY_OPTIONS.get(key, key)
+        if name not in kw:
+            raise ValueError(
+                f"Unknown option {key!r}; skvan.minimize takes {sorted(_SCIPY_OPTIONS)} (scipy's "
+                f"names) and its own keyword parameters {sorted(kw)}."
+            )
+        kw[name] = int(bool(value)) if name == "verbose" and isinstance(value, bool) else value
+    if options:  # the keyword values were validated; these were not
+        _check_options(**kw)
+    return kw
+
+
+def _check_options(**kw):
+    """Check values that arrived through ``options`` against :func:`minimize`'s own
+    constraints (``validate_params`` skips checks nested inside ``minimize``)."""
+    validate_parameter_constraints(_OPTION_CONSTRAINTS, kw, caller_name="minimize")
+
+
+def _check_scipy_call(method, constraints, args):
+    if method is not None and method.lower() != "van":
+        raise ValueError(
+            f"skvan.minimize implements VAN only; method={method!r} is one of scipy's: "
+            "use scipy.optimize.minimize for it."
+        )
+    if constraints is not None and len(constraints) > 0:
+        raise ValueError("skvan.minimize handles bounds only, not general constraints.")
+    if callable(args):
+        raise TypeError(
+            "args must hold extra arguments for fun (scipy's convention), got a callable. "
+            "Pass the gradient as jac=..., e.g. minimize(fun, x0, jac=grad)."
+        )
+
+
+def _with_args(fun, jac, hess, hessp, args):
+    """The callables with ``args`` bound, and ``hess`` from ``hessp`` if need be."""
+    args = args if isinstance(args, tuple) else (args,)
     if jac is False:
         jac = None
-    if fitness_shaping and (jac is not None or hess is not None):
+    if hess is None and hessp is not None:
+        def hess(x, *a):
+            H = np.column_stack([np.asarray(hessp(x, e, *a), dtype=np.float64)
+                                 for e in np.eye(len(x))])
+            return 0.5 * (H + H.T)
+    if not args:
+        return fun, jac, hess
+    bind = (lambda g: None if g is None else (lambda x: g(x, *args)))
+    return bind(fun), (jac if jac is True else bind(jac)), bind(hess)
+
+
+def _check_oracles(jac, hess, kw):
+    if kw["fitness_shaping"] and (jac is not None or hess is not None):
         raise ValueError(
             "fitness_shaping replaces function values by their ranks and applies to the "
             "zero-order oracle only; drop jac and hess, or set fitness_shaping=False."
         )
-    if hessian == "gauss_newton" and jac is None:
+    if kw["hessian"] == "gauss_newton" and jac is None:
         raise ValueError(
             "hessian='gauss_newton' needs gradients (E[g g^T]); pass jac, or use "
             "hessian='exact' (estimated from function values)."
         )
-    objective = FunctionObjective(fun, n, jac=jac, hess=hess, vectorized=vectorized, n_jobs=n_jobs)
-    precision = np.full(n, 1.0 / sigma0**2)
-    family = make_family(covariance, x0, np.diag(precision) if covariance == "full" else precision)
+    if hess is not None and jac is None:
+        raise ValueError("hess requires jac: pass the gradient too (jac=callable or jac=True).")
 
-    def _callback(solver):
-        callback(OptimizeResult(x=solver.family.mean.copy(), fun=solver.expect.value,
-                                nit=solver.n_iter, covariance=_cov(solver.family)))
 
-    expectation, beta = _monte_carlo(n, n_mc_samples, fitness_shaping, beta)
-    solver = VANSolver(
-        objective, expectation, family, objective="vo",
-        schedule=GeometricSchedule(beta, beta_growth), hessian=hessian,
-        step=BetaBacktrack(TrustRegion(TRUST_RADIUS * np.sqrt(n))),
-        stop=MeanContraction(tol), max_iter=int(max_iter), random_state=random_state,
-        verbose=verbose, callback=_callback if callback is not None else None,
-    )
-    result = solver.solve()
-    status, message = _STATUS[result.status]
-    x = family.mean.copy()
-    return OptimizeResult(
-        x=x, fun=float(objective.values(x[None])[0]), nit=result.n_iter,
-        nfev=objective.nfev, njev=objective.njev, nhev=objective.nhev,
-        success=status == 0, status=status, message=message,
-        covariance=_cov(family), precision=family.precision.copy(),
-    )
+def _box(bounds, n):
+    """A :class:`BoxTransform` from scipy-style ``bounds``, or None if unbounded."""
+    if bounds is None:
+        return None
+    if isinstance(bounds, Bounds):
+        lower, upper = (np.broadcast_to(np.asarray(b, dtype=np.float64), (n,)).copy()
+                        for b in (bounds.lb, bounds.ub))
+    else:
+        pairs = list(bounds)
+        if len(pairs) != n or any(len(p) != 2 for p in pairs):
+            raise ValueError(f"bounds must hold one (min, max) pair per coordinate ({n}).")
+        lower = np.array([-np.inf if p[0] is None else p[0] for p in pairs], dtype=np.float64)
+        upper = np.array([np.inf if p[1] is None else p[1] for p in pairs], dtype=np.float64)
+    if np.any(np.isnan(lower) | np.isnan(upper)) or np.any(lower >= upper):
+        raise ValueError("bounds must have min < max for every coordinate.")
+    if np.all(np.isinf(lower)) and np.all(np.isinf(upper)):
+        return None
+    return BoxTransform(lower, upper)
+
+
+def _check_within(x0, box):
+    if np.any(x0 < box.lower) or np.any(x0 > box.upper):
+        raise ValueError("x0 must lie within the bounds.")
+    return x0
+
+
+def _scipy_callback(callback, box):
+    """The solver's ``callback(solver)`` calling the user's as scipy does."""
+    params = list(inspect.signature(callback).parameters)
+    new_style = params == ["intermediate_result"]
+
+    def call(solver):
+        mean = solver.family.mean
+        x = mean.copy() if box is None else box.forward(mean)
+        if new_style:
+            callback(OptimizeResult(x=x, fun=solver.expect.value, nit=solver.n_iter,
+                                    covariance=_cov(solver.family, box)))
+        else:
+            callback(x)
+    return call
 
 
 def _monte_carlo(n, n_mc_samples, fitness_shaping, beta):
@@ -279,6 +451,10 @@ def _check_x0(x0):
     return x0
 
 
-def _cov(family):
-    cov = family.sigma
-    return np.diag(cov) if family.diagonal else cov.copy()
+def _cov(family, box=None):
+    """``q``'s covariance over ``x`` (the delta method through the bounds' ``T``)."""
+    cov = np.diag(family.sigma) if family.diagonal else family.sigma.copy()
+    if box is None:
+        return cov
+    d1 = box.derivatives(family.mean)[0]
+    return d1[:, None] * cov * d1[None, :]

@@ -124,9 +124,10 @@ def test_jac_true_vectorized_and_parallel_give_the_same_run():
 def test_callback_sees_each_iteration_and_can_stop():
     seen = []
 
-    def callback(intermediate):
-        seen.append((intermediate.nit, intermediate.x.copy(), intermediate.covariance))
-        if intermediate.nit == 4:
+    def callback(intermediate_result):
+        seen.append((intermediate_result.nit, intermediate_result.x.copy(),
+                     intermediate_result.covariance))
+        if intermediate_result.nit == 4:
             raise StopIteration
 
     res = minimize(quad, np.zeros(2), callback=callback, random_state=0)
