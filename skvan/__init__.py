@@ -6,15 +6,17 @@ Hessians.
 """
 
 from .active import ActiveVANClassifier
-from .linear_model import VANLassoRegressor, VANLogisticRegression
+from .linear_model import VANLassoCV, VANLassoRegressor, VANLogisticRegression, van_lasso_path
 from .optimize import minimize
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ActiveVANClassifier",
+    "VANLassoCV",
     "VANLassoRegressor",
     "VANLogisticRegression",
     "__version__",
     "minimize",
+    "van_lasso_path",
 ]

@@ -156,7 +156,7 @@ def minimize(
         and ``covariance``), otherwise ``callback(xk)``. Raising StopIteration
         stops the run (``status`` 3).
     options : dict or None, default=None
-        scipy's ``maxiter`` (``max_iter``) and ``disp`` (``verbose``), or any of
+        Method options: scipy's ``maxiter`` (``max_iter``) and ``disp`` (``verbose``), or any of
         the keyword-only parameters below by name.
     sigma0 : float, default=1.0
         Initial standard deviation of ``q`` (``Sigma_0 = sigma0^2 I``), ``> 0``: how

@@ -2,7 +2,7 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skvan import ActiveVANClassifier, VANLassoRegressor, VANLogisticRegression
+from skvan import ActiveVANClassifier, VANLassoCV, VANLassoRegressor, VANLogisticRegression
 
 ESTIMATORS = [
     VANLogisticRegression(),
@@ -15,6 +15,7 @@ ESTIMATORS = [
     VANLassoRegressor(alpha=0.1, covariance="diag"),
     VANLassoRegressor(objective="vi"),
     VANLassoRegressor(batch_size=4, random_state=0),
+    VANLassoCV(alphas=5, cv=3),
 ]
 
 

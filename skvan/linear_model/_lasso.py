@@ -355,14 +355,34 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         warm = self.warm_start and hasattr(self, "coef_") and len(np.atleast_1d(self.coef_)) == X.shape[1]
         start = self._mean() if warm else None
         self._resolve_covariance(X)
+        return self._fit_problem(self._problem(X, y, sample_weight), sample_weight, start, rng)
+
+    def _problem(self, X, y, sample_weight):
+        """What a fit solves, built once (a path re-weights its penalty):
+        ``(design, column_scale, linear, least_squares)``, the last two over
+        ``column_scale * theta``."""
         design = self._objective(X, y, sample_weight)
         column_scale = design.column_scale()
         linear = design.reparametrised(column_scale)
         # The Gram forms work through the rows; the others through X^T W X.
         least_squares = linear if self.covariance_ in GRAM else QuadraticObjective.from_linear(linear)
-        f = least_squares if self._full_batch_exact(X.shape[0]) else linear
+        return design, column_scale, linear, least_squares
+
+    @staticmethod
+    def _penalty_scaled(problem, ratio):
+        """``problem`` with its L1 strengths multiplied by ``ratio`` (another alpha)."""
+        design, column_scale, linear, least_squares = problem
+        penalty = L1Penalty(linear.penalty.strength * ratio)
+        return design, column_scale, linear.with_penalty(penalty), least_squares.with_penalty(penalty)
+
+    def _fit_problem(self, problem, sample_weight, start, rng):
+        """VAN on ``problem`` (:meth:`_problem`) from ``start`` (a mean over
+        ``[coef, intercept]`` or None); sets the fitted attributes."""
+        design, column_scale, linear, least_squares = problem
+        n_samples = design.X.shape[0]
+        f = least_squares if self._full_batch_exact(n_samples) else linear
         start = None if start is None else start * column_scale
-        if self._full_batch_exact(X.shape[0]) and linear.n_params > X.shape[0]:
+        if self._full_batch_exact(n_samples) and linear.n_params > n_samples:
             coef, family, self.n_iter_, self.n_corrections_ = self._solve_wide(linear, start, rng)
         else:
             family = self._initial_family(linear, start)

@@ -113,6 +113,10 @@ class LinearModelObjective(RowsObjective):
         self.n_params = X.shape[1]
         self._X_squared = None
 
+    def with_penalty(self, penalty):
+        """The same data term with another ``penalty``."""
+        return self._replace(penalty=penalty)
+
     def _replace(self, **changes):
         args = dict(X=self.X, y=self.y, loss=self.loss, sample_weight=self.sample_weight,
                     penalty=self.penalty, multiplier=self.multiplier, rows=self.rows)

@@ -54,6 +54,10 @@ class QuadraticObjective(Objective):
         return QuadraticObjective(factor * self.G, factor * self.b, factor * self.c,
                                   self.penalty.multiplied(factor))
 
+    def with_penalty(self, penalty):
+        """The same quadratic (``G``, ``b``, ``c`` shared, not copied) with another ``penalty``."""
+        return QuadraticObjective(self.G, self.b, self.c, penalty)
+
     def value_scale(self):
         """``|c|``, the size of the terms that cancel in the value near the optimum
         (``b^T theta`` and ``theta^T G theta / 2`` are then of that size too)."""

@@ -1,0 +1,391 @@
+"""The Lasso along a grid of alphas (``van_lasso_path``) and its cross-validation
+(``VANLassoCV``), with ``q`` at one alpha starting the next."""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import check_cv
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import _check_sample_weight
+
+from .._compat import Interval, _fit_context, validate_data, validate_params
+from ._base import CHECK_X
+from ._lasso import VANLassoRegressor
+
+
+def _alpha_grid(X, y, eps, n_alphas, sample_weight=None):
+    """scikit-learn's grid: ``n_alphas`` values log-spaced from ``alpha_max =
+    max_j |x_j^T W y| / sum(w)`` (the smallest alpha with all coefficients zero, on
+    the data as given) down to ``eps * alpha_max``."""
+    w = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+    alpha_max = float(np.max(np.abs(np.asarray(X.T @ (w * y)).ravel()))) / float(np.sum(w))
+    if alpha_max <= np.finfo(np.float64).resolution:
+        return np.full(n_alphas, np.finfo(np.float64).resolution)
+    return np.geomspace(alpha_max, alpha_max * eps, num=n_alphas)
+
+
+def _dual_gap(X, y, coef, alpha):
+    """The duality gap of ``1/(2n) ||y - X w||^2 + alpha ||w||_1`` at ``coef``, as
+    scikit-learn's coordinate descent reports it (its dual point is the residual,
+    rescaled to be feasible)."""
+    n = X.shape[0]
+    residual = y - np.asarray(X @ coef).ravel()
+    dual_norm = float(np.max(np.abs(np.asarray(X.T @ residual).ravel()))) / n if coef.size else 0.0
+    scale = alpha / dual_norm if dual_norm > alpha else 1.0
+    r2 = float(residual @ residual) / n
+    return max(0.5 * r2 * (1.0 + scale**2) + alpha * float(np.sum(np.abs(coef)))
+               - scale * float(residual @ y) / n, 0.0)
+
+
+def _path(estimator, X, y, alphas, sample_weight=None, return_std=False):
+    """``estimator`` (a VANLassoRegressor, modified in place) fitted at each alpha
+    of ``alphas`` in turn, on the design and Gram matrix built once; each fit
+    starts from the previous one's mean. Returns coefficients ``(n_alphas,
+    n_features)``, intercepts, standard deviations (or None) and iterations."""
+    sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+    estimator.n_features_in_ = X.shape[1]  # X is validated by the caller
+    estimator.alpha = float(alphas[0])
+    estimator._check_solver_params()
+    estimator._resolve_covariance(X)
+    problem = estimator._problem(X, y, sample_weight)
+    rng = check_random_state(estimator.random_state)
+    coefs, intercepts, stds, n_iter, start = [], [], [], [], None
+    for alpha in alphas:
+        estimator.alpha = float(alpha)
+        estimator._fit_problem(estimator._penalty_scaled(problem, alpha / alphas[0]),
+                               sample_weight, start, rng)
+        start = estimator._mean()
+        coefs.append(estimator.coef_.copy())
+        intercepts.append(estimator.intercept_)
+        n_iter.append(int(estimator.n_iter_))
+        if return_std:
+            variance = estimator.sigma_ if estimator.sigma_.ndim == 1 else np.diag(estimator.sigma_)
+            stds.append(np.sqrt(np.maximum(variance, 0.0)))
+    return (np.array(coefs), np.array(intercepts), np.array(stds) if return_std else None,
+            np.array(n_iter))
+
+
+@validate_params(
+    {
+        "X": ["array-like", "sparse matrix"],
+        "y": ["array-like"],
+        "eps": [Interval(Real, 0, None, closed="neither")],
+        "n_alphas": [Interval(Integral, 1, None, closed="left")],
+        "alphas": ["array-like", None],
+        "return_n_iter": ["boolean"],
+        "return_std": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def van_lasso_path(X, y, *, eps=1e-3, n_alphas=100, alphas=None, return_n_iter=False,
+                   return_std=False, **params):
+    """The Lasso solved by VAN along a grid of alphas (scikit-learn's ``lasso_path``).
+
+    For each ``alpha`` (largest first) it minimises, as ``lasso_path`` does,
+    without an intercept (centre ``X`` and ``y`` first)::
+
+        1 / (2 n) ||y - X w||^2 + alpha ||w||_1
+
+    with :class:`VANLassoRegressor`'s exact zeros and KKT certificate. ``X^T X``
+    is formed once for the whole path; each alpha starts from the previous
+    alpha's mean.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Training data.
+    y : array-like of shape (n_samples,)
+        Targets.
+    eps : float, default=1e-3
+        ``alpha_min / alpha_max`` of the grid, ``> 0``.
+    n_alphas : int, default=100
+        Number of alphas on the grid, ``>= 1``.
+    alphas : array-like or None, default=None
+        The alphas (used in decreasing order); None: the grid from ``eps`` and
+        ``n_alphas``, log-spaced down from ``max_j |x_j^T y| / n``, where every
+        coefficient is zero.
+    return_n_iter : bool, default=False
+        Also return the VAN iterations per alpha.
+    return_std : bool, default=False
+        Also return the marginal standard deviations of ``q`` per alpha; with
+        ``objective="vi"`` the posterior's, bands around the path.
+    **params
+        Parameters of :class:`VANLassoRegressor` (``objective``, ``covariance``,
+        ``max_iter``, ``tol``, ...); not ``alpha`` or ``fit_intercept``.
+
+    Returns
+    -------
+    alphas : ndarray of shape (n_alphas,)
+        The alphas, decreasing.
+    coefs : ndarray of shape (n_features, n_alphas)
+        The coefficients at each alpha.
+    dual_gaps : ndarray of shape (n_alphas,)
+        Duality gaps of the objective above at each solution.
+    n_iters : ndarray of shape (n_alphas,)
+        If ``return_n_iter``.
+    stds : ndarray of shape (n_features, n_alphas)
+        If ``return_std``.
+
+    See Also
+    --------
+    sklearn.linear_model.lasso_path : The same path by coordinate descent.
+    VANLassoCV : The alpha chosen by cross-validation along this path.
+
+    Notes
+    -----
+    The precision restarts from its initial scale at each alpha: under VO a
+    converged ``q`` has concentrated (its precision is the running sum of
+    ``beta_t`` growing geometrically), and from it VAN could not widen ``q`` to
+    find the coefficients that enter at the next alpha. Only the mean carries
+    over.
+
+    References
+    ----------
+    M. E. Khan, W. Lin, V. Tangkaratt, Z. Liu and D. Nielsen, "Variational
+    Adaptive-Newton Method for Explorative Learning", AISTATS 2018.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from skvan.linear_model import van_lasso_path
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> X, y = X - X.mean(axis=0), y - y.mean()
+    >>> alphas, coefs, gaps = van_lasso_path(X, y, n_alphas=5)
+    >>> coefs.shape, [int((c != 0).sum()) for c in coefs.T]
+    ((10, 5), [0, 4, 7, 9, 10])
+    """
+    for name in ("alpha", "fit_intercept"):
+        if name in params:
+            raise TypeError(f"van_lasso_path sets {name} itself; do not pass it.")
+    estimator = VANLassoRegressor(fit_intercept=False, **params)
+    X, y = validate_data(estimator, X, y, **CHECK_X, y_numeric=True)
+    y = np.asarray(y, dtype=np.float64)
+    if alphas is None:
+        alphas = _alpha_grid(X, y, eps, n_alphas)
+    alphas = np.sort(np.asarray(alphas, dtype=np.float64).ravel())[::-1]
+    if alphas.size == 0 or np.any(~np.isfinite(alphas)) or np.any(alphas <= 0):
+        raise ValueError("alphas must be finite and positive.")
+    coefs, _, stds, n_iter = _path(estimator, X, y, alphas, return_std=return_std)
+    gaps = np.array([_dual_gap(X, y, c, a) for c, a in zip(coefs, alphas)])
+    out = [alphas, coefs.T, gaps]
+    if return_n_iter:
+        out.append(n_iter)
+    if return_std:
+        out.append(stds.T)
+    return tuple(out)
+
+
+def _fold_mse(estimator, X, y, sample_weight, train, test, alphas):
+    """Held-out weighted mean squared error along the path fitted on ``train``
+    (with the intercept as :class:`VANLassoRegressor` fits it)."""
+    w = sample_weight
+    coefs, intercepts, _, _ = _path(clone(estimator), X[train], y[train], alphas, w[train])
+    predictions = np.asarray(X[test] @ coefs.T) + intercepts
+    errors = (predictions - y[test][:, None]) ** 2
+    return np.average(errors, axis=0, weights=w[test])
+
+
+class VANLassoCV(VANLassoRegressor):
+    """The Lasso by VAN with ``alpha`` chosen by cross-validation (``LassoCV``).
+
+    For each fold, the Lasso path is solved by VAN on the training rows (the
+    Gram matrix formed once per fold, each alpha starting from the previous
+    one's mean; :func:`van_lasso_path`) and scored by the mean squared error on
+    the held-out rows. ``alpha_`` minimises the mean over folds of that error,
+    and the model is refitted on all rows at ``alpha_``. The objective at each
+    alpha is scikit-learn's ``1/(2n) ||y - X w - b||^2 + alpha ||w||_1``.
+
+    Parameters
+    ----------
+    eps : float, default=1e-3
+        ``alpha_min / alpha_max`` of the grid, ``> 0``.
+    alphas : int or array-like, default=100
+        Number of alphas on the grid (``>= 1``), or the alphas themselves.
+    fit_intercept : bool, default=True
+        Whether to fit an intercept.
+    cv : int, cross-validation generator or iterable, default=None
+        As in scikit-learn (None: 5-fold).
+    n_jobs : int or None, default=None
+        Folds fitted in parallel by joblib.
+    beta : float, default=1.0
+        As in :class:`VANLassoRegressor`.
+    beta_growth : float or "auto", default="auto"
+        As in :class:`VANLassoRegressor`.
+    covariance : {"auto", "full", "dual", "operator", "diag"}, default="auto"
+        As in :class:`VANLassoRegressor`.
+    hessian : {"exact", "gauss_newton"}, default="exact"
+        As in :class:`VANLassoRegressor`.
+    expectation : {"exact", "quadrature", "mc"}, default="exact"
+        As in :class:`VANLassoRegressor`.
+    n_mc_samples : int, default=10
+        As in :class:`VANLassoRegressor`.
+    objective : {"vo", "vi"}, default="vo"
+        As in :class:`VANLassoRegressor` (with "vi" the refitted model is a
+        posterior; the folds score its mean).
+    max_iter : int, default=1000
+        As in :class:`VANLassoRegressor`, per alpha.
+    tol : float, default=1e-4
+        As in :class:`VANLassoRegressor`.
+    random_state : int, RandomState instance or None, default=None
+        As in :class:`VANLassoRegressor`.
+    verbose : int, default=0
+        As in :class:`VANLassoRegressor`.
+
+    Attributes
+    ----------
+    alpha_ : float
+        The chosen alpha.
+    alphas_ : ndarray of shape (n_alphas,)
+        The grid, decreasing.
+    mse_path_ : ndarray of shape (n_alphas, n_folds)
+        Held-out mean squared error per alpha and fold.
+    coef_, intercept_, sigma_, precision_, covariance_, noise_variance_, n_iter_,
+    n_corrections_, n_features_in_, feature_names_in_
+        Those of :class:`VANLassoRegressor` refitted at ``alpha_`` on all rows.
+    dual_gap_ : float
+        Duality gap of the refitted model (on the centred data).
+
+    See Also
+    --------
+    van_lasso_path : The path each fold solves.
+    sklearn.linear_model.LassoCV : The same selection by coordinate descent.
+
+    Notes
+    -----
+    The grid is scikit-learn's, from the data as given (centred when
+    ``fit_intercept``), so that on the same folds ``alphas_`` and ``alpha_`` are
+    ``LassoCV``'s. A fold's non-convergence warnings are silenced; the refit on
+    all rows warns for the model kept. There is no ``partial_fit``:
+    cross-validation needs all rows.
+
+    References
+    ----------
+    M. E. Khan, W. Lin, V. Tangkaratt, Z. Liu and D. Nielsen, "Variational
+    Adaptive-Newton Method for Explorative Learning", AISTATS 2018.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from skvan.linear_model import VANLassoCV
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> reg = VANLassoCV(alphas=20, cv=3).fit(X, y)
+    >>> reg.mse_path_.shape, bool(reg.alphas_[-1] <= reg.alpha_ <= reg.alphas_[0])
+    ((20, 3), True)
+    """
+
+    _parameter_constraints: dict = {
+        **{k: v for k, v in VANLassoRegressor._parameter_constraints.items()
+           if k not in ("alpha", "batch_size", "stream_size", "warm_start")},
+        "eps": [Interval(Real, 0, None, closed="neither")],
+        "alphas": [Interval(Integral, 1, None, closed="left"), "array-like"],
+        "cv": ["cv_object"],
+        "n_jobs": [Integral, None],
+    }
+
+    def __init__(
+        self,
+        *,
+        eps=1e-3,
+        alphas=100,
+        fit_intercept=True,
+        cv=None,
+        n_jobs=None,
+        beta=1.0,
+        beta_growth="auto",
+        covariance="auto",
+        hessian="exact",
+        expectation="exact",
+        n_mc_samples=10,
+        objective="vo",
+        max_iter=1000,
+        tol=1e-4,
+        random_state=None,
+        verbose=0,
+    ):
+        self.eps = eps
+        self.alphas = alphas
+        self.fit_intercept = fit_intercept
+        self.cv = cv
+        self.n_jobs = n_jobs
+        self.beta = beta
+        self.beta_growth = beta_growth
+        self.covariance = covariance
+        self.hessian = hessian
+        self.expectation = expectation
+        self.n_mc_samples = n_mc_samples
+        self.objective = objective
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # VANLassoRegressor's parameters that VANLassoCV fixes.
+    alpha = 1.0
+    batch_size = None
+    stream_size = None
+    warm_start = False
+
+    def _lasso(self):
+        """The VANLassoRegressor each fold and the refit use."""
+        names = ("fit_intercept", "beta", "beta_growth", "covariance", "hessian", "expectation",
+                 "n_mc_samples", "objective", "max_iter", "tol", "random_state", "verbose")
+        return VANLassoRegressor(**{name: getattr(self, name) for name in names})
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Choose ``alpha`` by cross-validation, then fit on all rows.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights, in the fits and in the held-out errors.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        X, y = validate_data(self, X, y, **CHECK_X, y_numeric=True)
+        y = np.asarray(y, dtype=np.float64)
+        sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        if isinstance(self.alphas, Integral):
+            # With an intercept the grid is that of the centred problem; X^T W (y - ybar)
+            # equals it without centring X (the weighted residuals sum to zero).
+            centred = y - np.average(y, weights=sample_weight) if self.fit_intercept else y
+            self.alphas_ = _alpha_grid(X, centred, self.eps, self.alphas, sample_weight)
+        else:
+            self.alphas_ = np.sort(np.asarray(self.alphas, dtype=np.float64).ravel())[::-1]
+            if self.alphas_.size == 0 or np.any(~(self.alphas_ > 0)) or np.any(~np.isfinite(self.alphas_)):
+                raise ValueError("alphas must be finite and positive.")
+        folds = list(check_cv(self.cv).split(X, y))
+        lasso = self._lasso()
+        with warnings.catch_warnings():
+            # a fold's path warns per alpha; the refit below warns for the model kept
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            mse = Parallel(n_jobs=self.n_jobs)(
+                delayed(_fold_mse)(lasso, X, y, sample_weight, train, test, self.alphas_)
+                for train, test in folds)
+        self.mse_path_ = np.array(mse).T
+        self.alpha_ = float(self.alphas_[int(np.argmin(self.mse_path_.mean(axis=1)))])
+        model = lasso.set_params(alpha=self.alpha_).fit(X, y, sample_weight)
+        params = set(model.get_params())
+        for name, value in vars(model).items():  # the refitted model's state is ours
+            if name not in params:
+                setattr(self, name, value)
+        # On the centred problem (the residual sums to zero at the optimal intercept).
+        self.dual_gap_ = _dual_gap(X, y - self.intercept_, self.coef_, self.alpha_)
+        return self
+
+    @property
+    def partial_fit(self):
+        """Not available: cross-validation needs all rows (stream into
+        :class:`VANLassoRegressor` instead)."""
+        raise AttributeError("VANLassoCV has no partial_fit; stream into VANLassoRegressor.")

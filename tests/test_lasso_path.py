@@ -1,0 +1,86 @@
+"""van_lasso_path and VANLassoCV against scikit-learn's lasso_path and LassoCV."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_diabetes
+from sklearn.linear_model import LassoCV, lasso_path
+from sklearn.model_selection import KFold
+
+from skvan import VANLassoCV, VANLassoRegressor, van_lasso_path
+
+
+def _correlated_wide(n=50, p=120, seed=0):
+    """p > n, neighbouring features correlated 0.8, 8 nonzero coefficients."""
+    rng = np.random.default_rng(seed)
+    Z = rng.standard_normal((n, p + 1))
+    X = Z[:, :-1] + 0.8 / 0.6 * Z[:, 1:]
+    w = np.zeros(p)
+    w[rng.choice(p, 8, replace=False)] = rng.choice([-2.0, 2.0], 8)
+    return X, X @ w + 0.5 * rng.standard_normal(n)
+
+
+PROBLEMS = {
+    "diabetes": load_diabetes(return_X_y=True),
+    "correlated p > n": _correlated_wide(),
+}
+
+
+@pytest.mark.parametrize("name", list(PROBLEMS))
+def test_path_matches_lasso_path_at_every_alpha(name):
+    X, y = PROBLEMS[name]
+    X, y = X - X.mean(axis=0), y - y.mean()
+    alphas, coefs, gaps, n_iter = van_lasso_path(X, y, n_alphas=20, return_n_iter=True)
+    ref_alphas, ref, _ = lasso_path(X, y, alphas=alphas, tol=1e-12, max_iter=1_000_000)
+    for k in range(len(alphas)):
+        scale = max(np.max(np.abs(ref[:, k])), 1e-12)
+        assert np.max(np.abs(coefs[:, k] - ref[:, k])) <= 1e-3 * scale, k
+        np.testing.assert_array_equal(coefs[:, k] != 0, np.abs(ref[:, k]) > 1e-10 * scale)
+    assert np.all(gaps <= 1e-6 * np.mean(y**2)) and np.all(n_iter >= 1)
+    assert np.all(np.diff(alphas) < 0) and not np.any(coefs[:, 0])  # alpha_max: all zero
+
+
+def test_path_default_grid_is_scikit_learns():
+    X, y = PROBLEMS["diabetes"]
+    X, y = X - X.mean(axis=0), y - y.mean()
+    np.testing.assert_allclose(van_lasso_path(X, y, n_alphas=7)[0], lasso_path(X, y, n_alphas=7)[0])
+
+
+def test_path_with_posterior_bands():
+    X, y = PROBLEMS["diabetes"]
+    X, y = X - X.mean(axis=0), y - y.mean()
+    alphas, coefs, _, stds = van_lasso_path(X, y, n_alphas=5, return_std=True, objective="vi")
+    assert stds.shape == coefs.shape and np.all(stds > 0)
+    # each alpha's posterior is the one VANLassoRegressor fits there
+    ref = VANLassoRegressor(alpha=alphas[2], fit_intercept=False, objective="vi").fit(X, y)
+    np.testing.assert_allclose(coefs[:, 2], ref.coef_, rtol=1e-6, atol=1e-8 * np.abs(ref.coef_).max())
+    np.testing.assert_allclose(stds[:, 2], np.sqrt(np.diag(ref.sigma_)), rtol=1e-4)
+
+
+def test_path_rejects_what_it_sets():
+    X, y = PROBLEMS["diabetes"]
+    with pytest.raises(TypeError, match="sets alpha itself"):
+        van_lasso_path(X, y, alpha=0.1)
+    with pytest.raises(ValueError, match="finite and positive"):
+        van_lasso_path(X, y, alphas=[0.1, -1.0])
+
+
+@pytest.mark.parametrize("name", list(PROBLEMS))
+def test_cv_chooses_lassocvs_alpha_on_the_same_folds_and_grid(name):
+    X, y = PROBLEMS[name]
+    cv = KFold(4, shuffle=True, random_state=0)
+    van = VANLassoCV(alphas=15, cv=cv).fit(X, y)
+    ref = LassoCV(alphas=15, cv=cv, tol=1e-12, max_iter=1_000_000).fit(X, y)
+    np.testing.assert_allclose(van.alphas_, ref.alphas_, rtol=1e-12)
+    assert van.alpha_ == ref.alpha_
+    np.testing.assert_allclose(van.mse_path_, ref.mse_path_, rtol=1e-5)
+    np.testing.assert_allclose(van.coef_, ref.coef_, rtol=1e-3, atol=1e-3 * np.abs(ref.coef_).max())
+    assert van.intercept_ == pytest.approx(ref.intercept_, rel=1e-3, abs=1e-6)
+    assert van.dual_gap_ >= 0 and not hasattr(van, "partial_fit")
+
+
+def test_cv_folds_run_in_parallel_with_the_same_result():
+    X, y = PROBLEMS["diabetes"]
+    one = VANLassoCV(alphas=8, cv=3).fit(X, y)
+    two = VANLassoCV(alphas=8, cv=3, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(one.mse_path_, two.mse_path_)
+    assert one.alpha_ == two.alpha_
