@@ -84,3 +84,10 @@ def test_cv_folds_run_in_parallel_with_the_same_result():
     two = VANLassoCV(alphas=8, cv=3, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(one.mse_path_, two.mse_path_)
     assert one.alpha_ == two.alpha_
+
+
+@pytest.mark.parametrize("Estimator", [VANLassoRegressor, VANLassoCV])
+def test_two_targets_get_an_error_that_says_what_to_use(Estimator):
+    X, y = PROBLEMS["diabetes"]
+    with pytest.raises(ValueError, match="MultiOutputRegressor"):
+        Estimator().fit(X, np.c_[y, y])

@@ -43,6 +43,20 @@ AUTO_GROWTH_LASSO = 2.0
 WORKING_SET_START = 32
 
 
+def _check_single_target(estimator, y):
+    """A clear error for a two-dimensional ``y`` with more than one column."""
+    try:
+        shape = np.asarray(y).shape
+    except (TypeError, ValueError):
+        return  # validate_data will say what is wrong with it
+    if len(shape) == 2 and shape[1] > 1:
+        name = type(estimator).__name__
+        raise ValueError(
+            f"{name} fits one target; y has {shape[1]} columns. Fit one model per "
+            f"column with sklearn.multioutput.MultiOutputRegressor({name}())."
+        )
+
+
 def _warn_uncertified(n_corrections):
     warn_user(
         f"The support read off q failed the Lasso optimality (KKT) check "
@@ -341,6 +355,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         """
         reject_dask(self, X)
         self._check_solver_params()
+        _check_single_target(self, y)
         X, y = validate_data(self, X, y, **CHECK_X, y_numeric=True)
         if self.alpha == 0:
             warnings.warn(

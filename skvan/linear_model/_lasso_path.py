@@ -14,7 +14,7 @@ from sklearn.utils.validation import _check_sample_weight
 
 from .._compat import Interval, _fit_context, validate_data, validate_params
 from ._base import CHECK_X
-from ._lasso import VANLassoRegressor
+from ._lasso import VANLassoRegressor, _check_single_target
 
 
 def _alpha_grid(X, y, eps, n_alphas, sample_weight=None):
@@ -353,6 +353,7 @@ class VANLassoCV(VANLassoRegressor):
         self : object
             Fitted estimator.
         """
+        _check_single_target(self, y)
         X, y = validate_data(self, X, y, **CHECK_X, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
