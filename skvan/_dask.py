@@ -12,6 +12,15 @@ def is_dask_collection(x):
     return type(x).__module__.split(".")[0] == "dask" and hasattr(x, "__dask_graph__")
 
 
+def map_rows(fn, X, n_columns=None, dtype=np.float64):
+    """``fn`` (numpy rows -> ``(rows,)`` or ``(rows, n_columns)``) on each row
+    chunk of the dask array ``X``, lazily: a dask array with ``X``'s row chunks."""
+    X = X.rechunk({1: X.shape[1]})
+    if n_columns is None:
+        return X.map_blocks(fn, drop_axis=1, dtype=dtype, chunks=(X.chunks[0],))
+    return X.map_blocks(fn, dtype=dtype, chunks=(X.chunks[0], (n_columns,)))
+
+
 def reject_dask(estimator, X, what="fit"):
     """A clear TypeError when ``X`` is a dask collection that ``estimator`` would
     otherwise gather into this process."""

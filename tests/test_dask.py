@@ -138,3 +138,13 @@ def test_incremental_drives_partial_fit(client, breast_cancer):
     assert model.n_iter_[0] == 20 * Xd.numblocks[0]
     assert _relative(model.coef_, full.coef_) < 0.05
     assert abs(model.score(X, y) - full.score(X, y)) <= 0.01
+
+
+def test_predictions_on_dask_arrays_stay_lazy_and_chunked(client, breast_cancer):
+    X, y = breast_cancer
+    clf = VANLogisticRegression().fit(X, y)
+    Xd = da.from_array(X, chunks=(100, 10))
+    for method in ("predict_proba", "predict_log_proba", "decision_function", "predict"):
+        lazy = getattr(clf, method)(Xd)
+        assert isinstance(lazy, da.Array) and lazy.chunks[0] == Xd.chunks[0]
+        np.testing.assert_allclose(lazy.compute(), getattr(clf, method)(X), rtol=1e-12)

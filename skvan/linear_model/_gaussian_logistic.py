@@ -19,6 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._compat import validate_data
+from .._dask import is_dask_collection, map_rows
 from ..expectations import expected_log_softmax, log_expected_sigmoid
 from ..expectations._cubature import predictor_covariances
 from ..objectives import (
@@ -277,6 +278,9 @@ class GaussianLogisticModel:
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
             As above; they rank classes as :meth:`predict_proba` does.
         """
+        if is_dask_collection(X):
+            width = None if len(self.classes_) == 2 else len(self.classes_)
+            return map_rows(self.decision_function, X, width)
         log_proba = self._log_proba(X)
         return log_proba[:, 1] - log_proba[:, 0] if log_proba.shape[1] == 2 else log_proba
 
@@ -293,6 +297,8 @@ class GaussianLogisticModel:
         log_proba : ndarray of shape (n_samples, n_classes)
             Log-probabilities, columns in the order of ``classes_``.
         """
+        if is_dask_collection(X):
+            return map_rows(self.predict_log_proba, X, len(self.classes_))
         log_proba = self._log_proba(X)
         # The cubature's probabilities sum to 1 to rounding; make it exact.
         return log_proba - np.logaddexp.reduce(log_proba, axis=1, keepdims=True)
@@ -302,14 +308,17 @@ class GaussianLogisticModel:
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Samples. A dask array gives a dask array, computed chunk by chunk
+            where the chunks live (as do the other prediction methods).
 
         Returns
         -------
-        proba : ndarray of shape (n_samples, n_classes)
+        proba : ndarray or dask array of shape (n_samples, n_classes)
             Probabilities, columns in the order of ``classes_``; rows sum to 1.
         """
+        if is_dask_collection(X):
+            return map_rows(self.predict_proba, X, len(self.classes_))
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X):
@@ -325,6 +334,8 @@ class GaussianLogisticModel:
         labels : ndarray of shape (n_samples,)
             Predicted labels from ``classes_``.
         """
+        if is_dask_collection(X):
+            return map_rows(self.predict, X, dtype=self.classes_.dtype)
         log_proba = self._log_proba(X)
         return self.classes_[np.argmax(log_proba, axis=1)]
 

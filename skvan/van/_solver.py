@@ -44,11 +44,11 @@ from ._stopping import MeanContraction
 #: Larger problems keep the user's settings.
 SMALL_WORK = 1e8
 
-#: ``VANResult.status`` values and what they mean.
 #: Consecutive rejected steps (deterministic, full batch) after which a run stops
 #: as "stalled": the schedule's next rates get two more chances.
 STALL_REJECTIONS = 3
 
+#: ``VANResult.status`` values and what they mean.
 MESSAGES = {
     "converged": "The convergence test passed.",
     "stalled": "Stopped: no step decreased the objective beyond round-off, so the mean is "
