@@ -156,8 +156,9 @@ def minimize(
         and ``covariance``), otherwise ``callback(xk)``. Raising StopIteration
         stops the run (``status`` 3).
     options : dict or None, default=None
-        Method options: scipy's ``maxiter`` (``max_iter``) and ``disp`` (``verbose``), or any of
-        the keyword-only parameters below by name.
+        Method options: scipy's ``maxiter`` (``max_iter``) and ``disp``
+        (``verbose``), or any of the keyword-only parameters below by name; they
+        take precedence over the keywords.
     sigma0 : float, default=1.0
         Initial standard deviation of ``q`` (``Sigma_0 = sigma0^2 I``), ``> 0``: how
         far VAN looks around ``x0`` at first.
