@@ -141,9 +141,9 @@ def minimize(
         Gaussian over ``u``, so every draw is evaluated inside the box and
         derivatives follow by the chain rule. ``x`` in the result is ``T`` of
         ``q``'s mean and ``covariance`` its delta-method image
-        ``T'(u) Sigma_u T'(u)``. ``x0`` must lie within the bounds (a point on one
-        is moved inside by 1e-8 of the interval), and ``sigma0`` is read in ``x``'s
-        units at ``x0``.
+        ``T'(u) Sigma_u T'(u)`` (``precision`` stays over ``u``). ``x0`` must lie
+        within the bounds (a point on one is moved inside by 1e-8 of the
+        interval), and ``sigma0`` is read in ``x``'s units at ``x0``.
     constraints : ()
         Only the empty default: VAN handles no general constraints.
     tol : float or None, default=None
