@@ -162,6 +162,7 @@ def van_lasso_path(X, y, *, eps=1e-3, n_alphas=100, alphas=None, return_n_iter=F
         if name in params:
             raise TypeError(f"van_lasso_path sets {name} itself; do not pass it.")
     estimator = VANLassoRegressor(fit_intercept=False, **params)
+    estimator._validate_params()  # what fit would check, since the path does not call fit
     X, y = validate_data(estimator, X, y, **CHECK_X, y_numeric=True)
     y = np.asarray(y, dtype=np.float64)
     if alphas is None:
