@@ -62,7 +62,7 @@ def test_path_rejects_what_it_sets():
         van_lasso_path(X, y, alpha=0.1)
     with pytest.raises(ValueError, match="finite and positive"):
         van_lasso_path(X, y, alphas=[0.1, -1.0])
-    with pytest.raises(ValueError, match="'max_iter' parameter of VANLassoRegressor"):
+    with pytest.raises(ValueError, match="'max_iter' parameter"):
         van_lasso_path(X, y, max_iter=0)
 
 
