@@ -318,9 +318,11 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         return self.expectation == "exact" and not self._stochastic(n_samples)
 
     @staticmethod
-    def _noise_variance(quadratic, theta, sample_weight):
-        """Weighted residual variance at ``theta`` with a degrees-of-freedom factor."""
-        rss = max(2.0 * quadratic.smooth_value(theta), 0.0)
+    def _noise_variance(quadratic, theta, sample_weight, not_residual=0.0):
+        """Weighted residual variance at ``theta`` with a degrees-of-freedom factor
+        (``not_residual``: the part of ``2 quadratic.smooth_value`` that is not a
+        residual sum of squares, such as an elastic net's ridge rows)."""
+        rss = max(2.0 * quadratic.smooth_value(theta) - not_residual, 0.0)
         total, dof = float(np.sum(sample_weight)), int(np.count_nonzero(theta))
         if total > dof:
             return rss / (total - dof)
@@ -383,11 +385,16 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         least_squares = linear if self.covariance_ in GRAM else QuadraticObjective.from_linear(linear)
         return design, column_scale, linear, least_squares
 
-    @staticmethod
-    def _penalty_scaled(problem, ratio):
-        """``problem`` with its L1 strengths multiplied by ``ratio`` (another alpha)."""
+    def _ridge_rss(self, theta, column_scale):
+        """The part of the least-squares value that is a ridge, not residuals (none)."""
+        return 0.0
+
+    def _at_alpha(self, problem, alpha, X, y, sample_weight):
+        """``problem`` (built at ``self.alpha``) at another ``alpha``: the L1
+        strengths re-weighted, the Gram matrix kept. Sets ``self.alpha``."""
         design, column_scale, linear, least_squares = problem
-        penalty = L1Penalty(linear.penalty.strength * ratio)
+        penalty = L1Penalty(linear.penalty.strength * (alpha / self.alpha))
+        self.alpha = alpha
         return design, column_scale, linear.with_penalty(penalty), least_squares.with_penalty(penalty)
 
     def _fit_problem(self, problem, sample_weight, start, rng):
@@ -404,7 +411,8 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             coef, result, self.n_corrections_, _ = self._solve_support(f, least_squares, family, rng)
             self.n_iter_ = result.n_iter
         family.mean = coef
-        self.noise_variance_ = self._noise_variance(least_squares, coef, sample_weight)
+        self.noise_variance_ = self._noise_variance(least_squares, coef, sample_weight,
+                                                    self._ridge_rss(coef, column_scale))
         total = float(np.sum(sample_weight))
         self._start_stream(self.noise_variance_ * total, total)
         if self.objective == "vi":

@@ -14,6 +14,7 @@ from sklearn.utils.validation import _check_sample_weight
 
 from .._compat import Interval, _fit_context, validate_data, validate_params
 from ._base import CHECK_X
+from ._enet import VANElasticNet
 from ._lasso import VANLassoRegressor, _check_single_target
 
 
@@ -55,9 +56,8 @@ def _path(estimator, X, y, alphas, sample_weight=None, return_std=False):
     rng = check_random_state(estimator.random_state)
     coefs, intercepts, stds, n_iter, start = [], [], [], [], None
     for alpha in alphas:
-        estimator.alpha = float(alpha)
-        estimator._fit_problem(estimator._penalty_scaled(problem, alpha / alphas[0]),
-                               sample_weight, start, rng)
+        problem = estimator._at_alpha(problem, float(alpha), X, y, sample_weight)
+        estimator._fit_problem(problem, sample_weight, start, rng)
         start = estimator._mean()
         coefs.append(estimator.coef_.copy())
         intercepts.append(estimator.intercept_)
@@ -330,11 +330,36 @@ class VANLassoCV(VANLassoRegressor):
     stream_size = None
     warm_start = False
 
-    def _lasso(self):
-        """The VANLassoRegressor each fold and the refit use."""
-        names = ("fit_intercept", "beta", "beta_growth", "covariance", "hessian", "expectation",
-                 "n_mc_samples", "objective", "max_iter", "tol", "random_state", "verbose")
-        return VANLassoRegressor(**{name: getattr(self, name) for name in names})
+    #: The parameters the folds' and the refit's estimator share with this one.
+    _SHARED = ("fit_intercept", "beta", "beta_growth", "covariance", "hessian", "expectation",
+               "n_mc_samples", "objective", "max_iter", "tol", "random_state", "verbose")
+
+    def _l1_ratios(self):
+        """The L1 shares searched: the Lasso's alone."""
+        return [1.0]
+
+    def _base(self, l1_ratio):
+        """The estimator each fold and the refit use."""
+        return VANLassoRegressor(**{name: getattr(self, name) for name in self._SHARED})
+
+    def _grid(self, X, y, sample_weight, l1_ratio):
+        """The alphas: ``alphas`` itself, or scikit-learn's grid of that many down
+        from ``max_j |x_j^T W (y - ybar)| / (n l1_ratio)``."""
+        if not isinstance(self.alphas, Integral):
+            alphas = np.sort(np.asarray(self.alphas, dtype=np.float64).ravel())[::-1]
+            if alphas.size == 0 or np.any(~(alphas > 0)) or np.any(~np.isfinite(alphas)):
+                raise ValueError("alphas must be finite and positive.")
+            return alphas
+        if l1_ratio <= 0:
+            raise ValueError("The automatic alpha grid needs l1_ratio > 0; pass the alphas.")
+        # With an intercept the grid is that of the centred problem; X^T W (y - ybar)
+        # equals it without centring X (the weighted residuals sum to zero).
+        centred = y - np.average(y, weights=sample_weight) if self.fit_intercept else y
+        return _alpha_grid(X, centred / l1_ratio, self.eps, self.alphas, sample_weight)
+
+    def _set_grid_attributes(self, alphas, mse_paths, l1_ratio):
+        """``alphas_`` and ``mse_path_`` for the one L1 share searched."""
+        self.alphas_, self.mse_path_ = alphas[0], mse_paths[0]
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -358,26 +383,24 @@ class VANLassoCV(VANLassoRegressor):
         X, y = validate_data(self, X, y, **CHECK_X, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        if isinstance(self.alphas, Integral):
-            # With an intercept the grid is that of the centred problem; X^T W (y - ybar)
-            # equals it without centring X (the weighted residuals sum to zero).
-            centred = y - np.average(y, weights=sample_weight) if self.fit_intercept else y
-            self.alphas_ = _alpha_grid(X, centred, self.eps, self.alphas, sample_weight)
-        else:
-            self.alphas_ = np.sort(np.asarray(self.alphas, dtype=np.float64).ravel())[::-1]
-            if self.alphas_.size == 0 or np.any(~(self.alphas_ > 0)) or np.any(~np.isfinite(self.alphas_)):
-                raise ValueError("alphas must be finite and positive.")
         folds = list(check_cv(self.cv).split(X, y))
-        lasso = self._lasso()
-        with warnings.catch_warnings():
-            # a fold's path warns per alpha; the refit below warns for the model kept
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            mse = Parallel(n_jobs=self.n_jobs)(
-                delayed(_fold_mse)(lasso, X, y, sample_weight, train, test, self.alphas_)
-                for train, test in folds)
-        self.mse_path_ = np.array(mse).T
-        self.alpha_ = float(self.alphas_[int(np.argmin(self.mse_path_.mean(axis=1)))])
-        model = lasso.set_params(alpha=self.alpha_).fit(X, y, sample_weight)
+        ratios = self._l1_ratios()
+        grids, paths = [], []
+        for l1_ratio in ratios:
+            grids.append(self._grid(X, y, sample_weight, l1_ratio))
+            base = self._base(l1_ratio)
+            with warnings.catch_warnings():
+                # a fold's path warns per alpha; the refit below warns for the model kept
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                mse = Parallel(n_jobs=self.n_jobs)(
+                    delayed(_fold_mse)(base, X, y, sample_weight, train, test, grids[-1])
+                    for train, test in folds)
+            paths.append(np.array(mse).T)
+        means = np.array([path.mean(axis=1) for path in paths])
+        best_ratio, best_alpha = np.unravel_index(int(np.argmin(means)), means.shape)
+        self.alpha_ = float(grids[best_ratio][best_alpha])
+        self._set_grid_attributes(np.array(grids), np.array(paths), ratios[best_ratio])
+        model = self._base(ratios[best_ratio]).set_params(alpha=self.alpha_).fit(X, y, sample_weight)
         params = set(model.get_params())
         for name, value in vars(model).items():  # the refitted model's state is ours
             if name not in params:
@@ -391,3 +414,139 @@ class VANLassoCV(VANLassoRegressor):
         """Not available: cross-validation needs all rows (stream into
         :class:`VANLassoRegressor` instead)."""
         raise AttributeError("VANLassoCV has no partial_fit; stream into VANLassoRegressor.")
+
+
+class VANElasticNetCV(VANLassoCV):
+    """The elastic net by VAN with ``alpha`` and ``l1_ratio`` chosen by cross-validation.
+
+    scikit-learn's ``ElasticNetCV`` by VAN.
+
+    As :class:`VANLassoCV`, for each ``l1_ratio`` in turn, on
+    :class:`VANElasticNet`'s objective
+    ``1/(2n) ||y - X w - b||^2 + alpha l1_ratio ||w||_1 + alpha (1 - l1_ratio) ||w||^2 / 2``;
+    the pair with the smallest mean held-out error is refitted on all rows.
+
+    Parameters
+    ----------
+    l1_ratio : float or array-like, default=0.5
+        The L1 share(s) searched, in ``[0, 1]`` (with ``l1_ratio=0`` pass the alphas).
+    eps : float, default=1e-3
+        ``alpha_min / alpha_max`` of each grid, ``> 0``.
+    alphas : int or array-like, default=100
+        Number of alphas on each grid (``>= 1``), or the alphas themselves.
+    fit_intercept : bool, default=True
+        Whether to fit an intercept.
+    cv : int, cross-validation generator or iterable, default=None
+        As in scikit-learn (None: 5-fold).
+    n_jobs : int or None, default=None
+        Folds fitted in parallel by joblib.
+    beta : float, default=1.0
+        As in :class:`VANLassoRegressor`.
+    beta_growth : float or "auto", default="auto"
+        As in :class:`VANLassoRegressor`.
+    covariance : {"auto", "full", "dual", "operator", "diag"}, default="auto"
+        As in :class:`VANLassoRegressor`.
+    hessian : {"exact", "gauss_newton"}, default="exact"
+        As in :class:`VANLassoRegressor`.
+    expectation : {"exact", "quadrature", "mc"}, default="exact"
+        As in :class:`VANLassoRegressor`.
+    n_mc_samples : int, default=10
+        As in :class:`VANLassoRegressor`.
+    objective : {"vo", "vi"}, default="vo"
+        As in :class:`VANLassoRegressor`.
+    max_iter : int, default=1000
+        As in :class:`VANLassoRegressor`, per alpha.
+    tol : float, default=1e-4
+        As in :class:`VANLassoRegressor`.
+    random_state : int, RandomState instance or None, default=None
+        As in :class:`VANLassoRegressor`.
+    verbose : int, default=0
+        As in :class:`VANLassoRegressor`.
+
+    Attributes
+    ----------
+    alpha_ : float
+        The chosen alpha.
+    l1_ratio_ : float
+        The chosen L1 share.
+    alphas_ : ndarray of shape (n_alphas,) or (n_l1_ratio, n_alphas)
+        The grids, decreasing (one per ``l1_ratio`` when a list is given).
+    mse_path_ : ndarray of shape (n_alphas, n_folds) or (n_l1_ratio, n_alphas, n_folds)
+        Held-out mean squared errors.
+    coef_, intercept_, sigma_, precision_, covariance_, noise_variance_, n_iter_,
+    n_corrections_, n_features_in_, feature_names_in_
+        Those of :class:`VANElasticNet` refitted on all rows.
+    dual_gap_ : float
+        Duality gap of the Lasso part of the refitted model (the ridge as data).
+
+    See Also
+    --------
+    VANElasticNet : The model at one ``(alpha, l1_ratio)``.
+    sklearn.linear_model.ElasticNetCV : The same selection by coordinate descent.
+
+    Notes
+    -----
+    Unlike the Lasso path, an elastic-net path forms ``X^T X`` again at each
+    alpha: the ridge rows change with alpha (:class:`VANElasticNet`).
+
+    References
+    ----------
+    H. Zou and T. Hastie, "Regularization and variable selection via the elastic
+    net", JRSS B 67, 2005.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from skvan.linear_model import VANElasticNetCV
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> reg = VANElasticNetCV(l1_ratio=[0.5, 0.9], alphas=10, cv=3).fit(X, y)
+    >>> reg.mse_path_.shape, reg.l1_ratio_ in (0.5, 0.9)
+    ((2, 10, 3), True)
+    """
+
+    _parameter_constraints: dict = {
+        **VANLassoCV._parameter_constraints,
+        "l1_ratio": [Interval(Real, 0, 1, closed="both"), "array-like"],
+    }
+
+    def __init__(
+        self,
+        *,
+        l1_ratio=0.5,
+        eps=1e-3,
+        alphas=100,
+        fit_intercept=True,
+        cv=None,
+        n_jobs=None,
+        beta=1.0,
+        beta_growth="auto",
+        covariance="auto",
+        hessian="exact",
+        expectation="exact",
+        n_mc_samples=10,
+        objective="vo",
+        max_iter=1000,
+        tol=1e-4,
+        random_state=None,
+        verbose=0,
+    ):
+        super().__init__(eps=eps, alphas=alphas, fit_intercept=fit_intercept, cv=cv, n_jobs=n_jobs,
+                         beta=beta, beta_growth=beta_growth, covariance=covariance, hessian=hessian,
+                         expectation=expectation, n_mc_samples=n_mc_samples, objective=objective,
+                         max_iter=max_iter, tol=tol, random_state=random_state, verbose=verbose)
+        self.l1_ratio = l1_ratio
+
+    def _l1_ratios(self):
+        ratios = np.atleast_1d(np.asarray(self.l1_ratio, dtype=np.float64)).ravel()
+        if ratios.size == 0 or np.any((ratios < 0) | (ratios > 1)):
+            raise ValueError(f"l1_ratio must be in [0, 1], got {self.l1_ratio!r}.")
+        return [float(r) for r in ratios]
+
+    def _base(self, l1_ratio):
+        return VANElasticNet(l1_ratio=l1_ratio, **{name: getattr(self, name) for name in self._SHARED})
+
+    def _set_grid_attributes(self, alphas, mse_paths, l1_ratio):
+        single = np.ndim(self.l1_ratio) == 0
+        self.alphas_ = alphas[0] if single else alphas
+        self.mse_path_ = mse_paths[0] if single else mse_paths
+        self.l1_ratio_ = l1_ratio
