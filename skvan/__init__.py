@@ -6,13 +6,15 @@ Hessians.
 """
 
 from .active import ActiveVANClassifier
-from .linear_model import VANLassoCV, VANLassoRegressor, VANLogisticRegression, van_lasso_path
+from .linear_model import VANElasticNet, VANElasticNetCV, VANLassoCV, VANLassoRegressor, VANLogisticRegression, van_lasso_path
 from .optimize import minimize
 
 __version__ = "0.1.0"
 
 __all__ = [
     "ActiveVANClassifier",
+    "VANElasticNet",
+    "VANElasticNetCV",
     "VANLassoCV",
     "VANLassoRegressor",
     "VANLogisticRegression",

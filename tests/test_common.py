@@ -2,7 +2,14 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from skvan import ActiveVANClassifier, VANLassoCV, VANLassoRegressor, VANLogisticRegression
+from skvan import (
+    ActiveVANClassifier,
+    VANElasticNet,
+    VANElasticNetCV,
+    VANLassoCV,
+    VANLassoRegressor,
+    VANLogisticRegression,
+)
 
 ESTIMATORS = [
     VANLogisticRegression(),
@@ -16,6 +23,9 @@ ESTIMATORS = [
     VANLassoRegressor(objective="vi"),
     VANLassoRegressor(batch_size=4, random_state=0),
     VANLassoCV(alphas=5, cv=3),
+    VANElasticNet(alpha=0.1),
+    VANElasticNet(alpha=0.1, objective="vi"),
+    VANElasticNetCV(l1_ratio=[0.5, 1.0], alphas=4, cv=3),
 ]
 
 

@@ -1,7 +1,8 @@
 """VAN linear models: thin scikit-learn estimators over the shared solver."""
 
+from ._enet import VANElasticNet
 from ._lasso import VANLassoRegressor
-from ._lasso_path import VANLassoCV, van_lasso_path
+from ._lasso_path import VANElasticNetCV, VANLassoCV, van_lasso_path
 from ._logistic import VANLogisticRegression
 
-__all__ = ["VANLassoCV", "VANLassoRegressor", "VANLogisticRegression", "van_lasso_path"]
+__all__ = ["VANElasticNet", "VANElasticNetCV", "VANLassoCV", "VANLassoRegressor", "VANLogisticRegression", "van_lasso_path"]
