@@ -6,7 +6,15 @@ Hessians.
 """
 
 from .active import ActiveVANClassifier
-from .linear_model import VANElasticNet, VANElasticNetCV, VANLassoCV, VANLassoRegressor, VANLogisticRegression, van_lasso_path
+from .linear_model import (
+    VANElasticNet,
+    VANElasticNetCV,
+    VANLassoCV,
+    VANLassoRegressor,
+    VANLogisticRegression,
+    van_enet_path,
+    van_lasso_path,
+)
 from .optimize import minimize
 
 __version__ = "0.1.0"
@@ -20,5 +28,6 @@ __all__ = [
     "VANLogisticRegression",
     "__version__",
     "minimize",
+    "van_enet_path",
     "van_lasso_path",
 ]

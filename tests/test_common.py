@@ -22,6 +22,7 @@ ESTIMATORS = [
     VANLassoRegressor(alpha=0.1, covariance="diag"),
     VANLassoRegressor(objective="vi"),
     VANLassoRegressor(batch_size=4, random_state=0),
+    VANLassoRegressor(alpha=0.1, positive=True),
     VANLassoCV(alphas=5, cv=3),
     VANElasticNet(alpha=0.1),
     VANElasticNet(alpha=0.1, objective="vi"),

@@ -83,3 +83,105 @@ def test_cv_with_l1_ratio_zero_needs_alphas():
         VANElasticNetCV(l1_ratio=0.0, alphas=5, cv=3).fit(X, y)
     reg = VANElasticNetCV(l1_ratio=0.0, alphas=[1.0, 0.1, 0.01], cv=3).fit(X, y)
     assert reg.alpha_ in (1.0, 0.1, 0.01) and np.all(reg.coef_ != 0)
+
+
+POSITIVE = {
+    "diabetes": load_diabetes(return_X_y=True),
+    "generated, half the true coefficients negative": (lambda rng: (
+        lambda X, w: (X, X @ w + 0.3 * rng.standard_normal(200)))(
+        rng.standard_normal((200, 30)), rng.standard_normal(30) * (rng.random(30) < 0.5)))(
+        np.random.default_rng(0)),
+}
+
+
+@pytest.mark.parametrize("name", list(POSITIVE))
+@pytest.mark.parametrize("alpha", [0.01, 1.0])
+@pytest.mark.parametrize("Est, Ref, params", [
+    (VANLassoRegressor, "Lasso", {}), (VANElasticNet, "ElasticNet", {"l1_ratio": 0.5})])
+def test_positive_matches_scikit_learn(name, alpha, Est, Ref, params):
+    from sklearn import linear_model
+
+    X, y = POSITIVE[name]
+    ref = getattr(linear_model, Ref)(alpha=alpha, positive=True, tol=1e-12, max_iter=1_000_000,
+                                     **params).fit(X, y)
+    van = Est(alpha=alpha, positive=True, **params).fit(X, y)
+    scale = np.max(np.abs(ref.coef_))
+    assert np.all(van.coef_ >= 0)
+    assert np.max(np.abs(van.coef_ - ref.coef_)) <= 1e-3 * scale
+    np.testing.assert_array_equal(van.coef_ > 0, ref.coef_ > 1e-10 * scale)
+
+
+def test_positive_path_and_cv_match_scikit_learn():
+    from sklearn.linear_model import LassoCV, lasso_path
+
+    from skvan import VANLassoCV, van_lasso_path
+
+    X, y = POSITIVE["generated, half the true coefficients negative"]
+    Xc, yc = X - X.mean(axis=0), y - y.mean()
+    alphas, coefs, _ = van_lasso_path(Xc, yc, n_alphas=8, positive=True)
+    ref = lasso_path(Xc, yc, alphas=alphas, positive=True, tol=1e-12, max_iter=1_000_000)[1]
+    np.testing.assert_allclose(coefs, ref, atol=1e-3 * np.abs(ref).max())
+    np.testing.assert_array_equal(coefs > 0, ref > 1e-10 * np.abs(ref).max())
+    cv = KFold(4, shuffle=True, random_state=0)
+    van = VANLassoCV(alphas=8, cv=cv, positive=True).fit(X, y)
+    assert van.alpha_ == LassoCV(alphas=8, cv=cv, positive=True, tol=1e-12,
+                                 max_iter=1_000_000).fit(X, y).alpha_
+
+
+def test_nonnegative_form_equals_the_constrained_objective_where_it_is_defined():
+    from skvan.objectives import L1Penalty, QuadraticObjective, nonnegative
+
+    rng = np.random.default_rng(1)
+    X, y = rng.standard_normal((40, 5)), rng.standard_normal(40)
+    lam = np.r_[np.full(4, 3.0), 0.0]  # the last coordinate free, like an intercept
+    quad = QuadraticObjective.from_data(X, y, penalty=L1Penalty(lam))
+    form = nonnegative(quad)
+    for _ in range(20):
+        theta = np.abs(rng.standard_normal(5))
+        theta[-1] = rng.standard_normal()
+        assert form.value(theta) == pytest.approx(quad.value(theta), rel=1e-12)
+    theta = np.r_[-1.0, np.ones(4)]  # a negative coefficient costs M_j > lambda_j
+    assert form.value(theta) > quad.value(theta)
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"objective": "vi"}, "objective='vi'"),
+    ({"expectation": "mc"}, "expectation="),
+    ({"covariance": "dual"}, "covariance='dual'"),
+])
+def test_positive_refuses_what_it_cannot_do(params, match):
+    X, y = PROBLEMS["diabetes"]
+    with pytest.raises(ValueError, match=match):
+        VANLassoRegressor(positive=True, **params).fit(X, y)
+    assert not hasattr(VANLassoRegressor(positive=True), "partial_fit")
+
+
+def test_positive_on_wide_data_by_working_sets():
+    from sklearn.linear_model import Lasso
+
+    X, y = PROBLEMS["correlated p > n"]
+    van = VANLassoRegressor(alpha=0.05, positive=True).fit(X, y)
+    ref = Lasso(alpha=0.05, positive=True, tol=1e-12, max_iter=1_000_000).fit(X, y)
+    scale = np.abs(ref.coef_).max()
+    assert np.all(van.coef_ >= 0) and van.covariance_ in ("dual", "operator", "full", "diag")
+    assert np.max(np.abs(van.coef_ - ref.coef_)) <= 1e-3 * scale
+    np.testing.assert_array_equal(van.coef_ > 0, ref.coef_ > 1e-10 * scale)
+
+
+@pytest.mark.parametrize("name", list(PROBLEMS))
+@pytest.mark.parametrize("l1_ratio", [0.3, 0.8])
+def test_enet_path_matches_scikit_learn_at_every_alpha(name, l1_ratio):
+    from sklearn.linear_model import enet_path
+
+    from skvan import van_enet_path
+
+    X, y = PROBLEMS[name]
+    X, y = X - X.mean(axis=0), y - y.mean()
+    alphas, coefs, gaps = van_enet_path(X, y, l1_ratio=l1_ratio, n_alphas=12)
+    ref_alphas, ref, _ = enet_path(X, y, l1_ratio=l1_ratio, n_alphas=12, tol=1e-12, max_iter=1_000_000)
+    np.testing.assert_allclose(alphas, ref_alphas, rtol=1e-12)
+    for k in range(len(alphas)):
+        scale = max(np.max(np.abs(ref[:, k])), 1e-12)
+        assert np.max(np.abs(coefs[:, k] - ref[:, k])) <= 1e-3 * scale, k
+        np.testing.assert_array_equal(coefs[:, k] != 0, np.abs(ref[:, k]) > 1e-10 * scale)
+    assert np.all(gaps <= 1e-6 * np.mean(y**2))

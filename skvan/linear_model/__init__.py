@@ -2,7 +2,8 @@
 
 from ._enet import VANElasticNet
 from ._lasso import VANLassoRegressor
-from ._lasso_path import VANElasticNetCV, VANLassoCV, van_lasso_path
+from ._lasso_path import VANElasticNetCV, VANLassoCV, van_enet_path, van_lasso_path
 from ._logistic import VANLogisticRegression
 
-__all__ = ["VANElasticNet", "VANElasticNetCV", "VANLassoCV", "VANLassoRegressor", "VANLogisticRegression", "van_lasso_path"]
+__all__ = ["VANElasticNet", "VANElasticNetCV", "VANLassoCV", "VANLassoRegressor", "VANLogisticRegression", "van_enet_path",
+           "van_lasso_path"]

@@ -33,6 +33,9 @@ class VANElasticNet(VANLassoRegressor):
         Penalty strength, ``>= 0``.
     l1_ratio : float, default=0.5
         The L1 share of the penalty, in ``[0, 1]`` (1: the Lasso).
+    positive : bool, default=False
+        Constrain the coefficients to be ``>= 0``, as in
+        :class:`VANLassoRegressor` (an exact penalty; VO, exact expectations).
     fit_intercept : bool, default=True
         Whether to fit an (unpenalised) intercept.
     beta : float, default=1.0
@@ -77,7 +80,8 @@ class VANElasticNet(VANLassoRegressor):
     The ``p`` ridge rows make the problem taller than wide, so the working sets
     of a wide Lasso are not used and ``X^T X`` (``p x p``) is formed. There is no
     ``partial_fit`` and no ``batch_size``: a minibatch would sample the ridge
-    rows as if they were data.
+    rows as if they were data. ``positive=True`` is supported (not with
+    ``objective="vi"``).
 
     References
     ----------
@@ -111,6 +115,7 @@ class VANElasticNet(VANLassoRegressor):
         alpha=1.0,
         *,
         l1_ratio=0.5,
+        positive=False,
         fit_intercept=True,
         beta=1.0,
         beta_growth="auto",
@@ -127,6 +132,7 @@ class VANElasticNet(VANLassoRegressor):
     ):
         self.alpha = alpha
         self.l1_ratio = l1_ratio
+        self.positive = positive
         self.fit_intercept = fit_intercept
         self.beta = beta
         self.beta_growth = beta_growth

@@ -7,6 +7,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._compat import Interval, _fit_context, validate_data
@@ -19,8 +20,10 @@ from ..objectives import (
     QuadraticObjective,
     SquaredLoss,
     kkt_excess,
+    nonnegative,
 )
 from ..van import (
+    MEMORY_BUDGET,
     BetaBacktrack,
     GeometricSchedule,
     ObjectiveDecrease,
@@ -88,6 +91,12 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     alpha : float, default=1.0
         Constant that multiplies the L1 term, ``>= 0``, as in scikit-learn.
         ``alpha=0`` is least squares (warns, as scikit-learn does).
+    positive : bool, default=False
+        Constrain the coefficients to be ``>= 0``, as in scikit-learn: solved as
+        an exact-penalty Lasso (:func:`~skvan.objectives.nonnegative`), with the
+        same exact zeros and certificate. Needs ``objective="vo"``,
+        ``expectation="exact"`` on the full data and ``covariance`` "full",
+        "diag" or "auto" (which then picks one of them); no ``partial_fit``.
     fit_intercept : bool, default=True
         Whether to fit an (unpenalised) intercept.
     beta : float, default=1.0
@@ -264,12 +273,14 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     _parameter_constraints = {
         **VANLinearModel._parameter_constraints,
         "alpha": [Interval(Real, 0, None, closed="left")],
+        "positive": ["boolean"],
     }
 
     def __init__(
         self,
         alpha=1.0,
         *,
+        positive=False,
         fit_intercept=True,
         beta=1.0,
         beta_growth="auto",
@@ -287,6 +298,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         verbose=0,
     ):
         self.alpha = alpha
+        self.positive = positive
         self.fit_intercept = fit_intercept
         self.beta = beta
         self.beta_growth = beta_growth
@@ -385,6 +397,34 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         least_squares = linear if self.covariance_ in GRAM else QuadraticObjective.from_linear(linear)
         return design, column_scale, linear, least_squares
 
+    def _resolve_covariance(self, X, stream=False, n_rows=1):
+        """As for every linear model; with ``positive``, "auto" keeps to the forms
+        written through ``X^T X`` (full within the memory budget, else diagonal)."""
+        super()._resolve_covariance(X, stream=stream, n_rows=n_rows)
+        if self.positive and self.covariance == "auto" and self.covariance_ in GRAM:
+            n_params = X.shape[1] + int(self.fit_intercept)
+            self.covariance_ = "full" if 8.0 * n_params**2 <= MEMORY_BUDGET else "diag"
+
+    def _constrained(self, least_squares, n_params, n_samples):
+        """``least_squares``, or with ``positive`` its non-negative form
+        (:func:`~skvan.objectives.nonnegative`), after checking that the settings
+        allow it (the form lives in ``X^T X``)."""
+        if not self.positive:
+            return least_squares
+        reasons = [
+            (self.objective == "vi", "objective='vi' (a constrained posterior is not Gaussian)"),
+            (not self._full_batch_exact(n_samples), "expectation='mc'/'quadrature' or batch_size"),
+            (self.covariance_ in GRAM, f"covariance={self.covariance_!r}"),
+        ]
+        for failed, what in reasons:
+            if failed:
+                raise ValueError(
+                    f"positive=True is solved through X^T X and does not support {what}. "
+                    "Use objective='vo', expectation='exact' on the full data, and "
+                    "covariance='full' or 'diag'."
+                )
+        return nonnegative(least_squares)
+
     def _ridge_rss(self, theta, column_scale):
         """The part of the least-squares value that is a ridge, not residuals (none)."""
         return 0.0
@@ -402,13 +442,14 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         ``[coef, intercept]`` or None); sets the fitted attributes."""
         design, column_scale, linear, least_squares = problem
         n_samples = design.X.shape[0]
-        f = least_squares if self._full_batch_exact(n_samples) else linear
+        solved = self._constrained(least_squares, linear.n_params, n_samples)
+        f = solved if self._full_batch_exact(n_samples) else linear
         start = None if start is None else start * column_scale
         if self._full_batch_exact(n_samples) and linear.n_params > n_samples:
             coef, family, self.n_iter_, self.n_corrections_ = self._solve_wide(linear, start, rng)
         else:
             family = self._initial_family(linear, start)
-            coef, result, self.n_corrections_, _ = self._solve_support(f, least_squares, family, rng)
+            coef, result, self.n_corrections_, _ = self._solve_support(f, solved, family, rng)
             self.n_iter_ = result.n_iter
         family.mean = coef
         self.noise_variance_ = self._noise_variance(least_squares, coef, sample_weight,
@@ -454,13 +495,15 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         strength = linear.penalty.strength
         free = strength == 0
         w = np.zeros(linear.n_params) if start is None else start
-        ratio = np.abs(linear.smooth_gradient(w)) / np.where(free, np.inf, strength)
+        grad = linear.smooth_gradient(w)  # with positive, only g_j < 0 can make w_j > 0
+        ratio = (-grad if self.positive else np.abs(grad)) / np.where(free, np.inf, strength)
         first = np.union1d(np.argsort(-ratio, kind="stable")[:WORKING_SET_START],
                            np.flatnonzero(free | (w != 0)))
         runs = []
 
         def solve_on(columns, mean):
             quad = QuadraticObjective.from_linear(linear.restricted(columns))
+            solved = nonnegative(quad) if self.positive else quad
             lam = unit_predictor_precision(linear.X[:, columns], linear.sample_weight, "diag")
             family = family_from_parts("full", mean, lam, np.zeros(0), np.zeros((0, lam.size)))
             # A new q each round (so P_W = diag(lam) + c G_W), from the last round's
@@ -468,13 +511,14 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             beta = self.beta
             schedule = GeometricSchedule(beta, self._schedule(None, "vo").growth)
             # Only the last set's certificate matters: no warning per set.
-            coef, result, n_corrections, ok = self._solve_support(quad, quad, family, rng,
+            coef, result, n_corrections, ok = self._solve_support(solved, solved, family, rng,
                                                                   schedule, warn=False)
             runs.append((columns, lam, quad, family, result, ok))
             return coef, (result.n_iter, n_corrections)
 
         coef, columns, infos, certified = solve_on_working_sets(
-            lambda w: kkt_excess(linear, w), solve_on, first, linear.n_params)
+            lambda w: kkt_excess(linear, w, nonnegative=self.positive), solve_on, first,
+            linear.n_params)
         columns, lam_w, quad, inner, result, ok = runs[-1]
         n_corrections = sum(i[1] for i in infos)
         if not (ok and certified) and result.converged:
@@ -500,8 +544,10 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         if self.covariance_ not in GRAM:
             self.precision_ = self.precision_[0]
 
+    @available_if(lambda self: not self.positive)
     def partial_fit(self, X, y, sample_weight=None):
-        """One streaming VAN step on a batch, keeping the precision.
+        """One streaming VAN step on a batch, keeping the precision (not with
+        ``positive``: the constraint is solved through all rows).
 
         With ``stream_size=None`` each call applies, with constant ``beta``,
         ``P <- P + beta E_q[hess f_B]`` and ``mu <- mu - beta P^-1 E_q[grad f_B]``, with

@@ -29,17 +29,19 @@ def _alpha_grid(X, y, eps, n_alphas, sample_weight=None):
     return np.geomspace(alpha_max, alpha_max * eps, num=n_alphas)
 
 
-def _dual_gap(X, y, coef, alpha):
-    """The duality gap of ``1/(2n) ||y - X w||^2 + alpha ||w||_1`` at ``coef``, as
-    scikit-learn's coordinate descent reports it (its dual point is the residual,
-    rescaled to be feasible)."""
+def _dual_gap(X, y, coef, alpha, ridge=0.0):
+    """The duality gap of ``1/(2n) ||y - X w||^2 + alpha ||w||_1 + ridge ||w||^2 / 2``
+    at ``coef``, as scikit-learn's coordinate descent reports it (its dual point
+    is the residual, rescaled to be feasible)."""
     n = X.shape[0]
     residual = y - np.asarray(X @ coef).ravel()
-    dual_norm = float(np.max(np.abs(np.asarray(X.T @ residual).ravel()))) / n if coef.size else 0.0
+    correlation = np.asarray(X.T @ residual).ravel() / n - ridge * coef
+    dual_norm = float(np.max(np.abs(correlation))) if coef.size else 0.0
     scale = alpha / dual_norm if dual_norm > alpha else 1.0
     r2 = float(residual @ residual) / n
+    w2 = float(coef @ coef)
     return max(0.5 * r2 * (1.0 + scale**2) + alpha * float(np.sum(np.abs(coef)))
-               - scale * float(residual @ y) / n, 0.0)
+               + 0.5 * ridge * w2 * (1.0 + scale**2) - scale * float(residual @ y) / n, 0.0)
 
 
 def _path(estimator, X, y, alphas, sample_weight=None, return_std=False):
@@ -158,26 +160,124 @@ def van_lasso_path(X, y, *, eps=1e-3, n_alphas=100, alphas=None, return_n_iter=F
     >>> coefs.shape, [int((c != 0).sum()) for c in coefs.T]
     ((10, 5), [0, 4, 7, 9, 10])
     """
+    return _van_path("van_lasso_path", VANLassoRegressor, X, y, eps, n_alphas, alphas,
+                     return_n_iter, return_std, params)
+
+
+def _van_path(caller, Estimator, X, y, eps, n_alphas, alphas, return_n_iter, return_std, params):
+    """:func:`van_lasso_path` and :func:`van_enet_path` for ``Estimator``."""
     for name in ("alpha", "fit_intercept"):
         if name in params:
-            raise TypeError(f"van_lasso_path sets {name} itself; do not pass it.")
-    estimator = VANLassoRegressor(fit_intercept=False, **params)
+            raise TypeError(f"{caller} sets {name} itself; do not pass it.")
+    estimator = Estimator(fit_intercept=False, **params)
     estimator._validate_params()  # what fit would check, since the path does not call fit
     X, y = validate_data(estimator, X, y, **CHECK_X, y_numeric=True)
     y = np.asarray(y, dtype=np.float64)
+    l1_ratio = getattr(estimator, "l1_ratio", 1.0)
     if alphas is None:
-        alphas = _alpha_grid(X, y, eps, n_alphas)
+        if l1_ratio <= 0:
+            raise ValueError("The automatic alpha grid needs l1_ratio > 0; pass the alphas.")
+        alphas = _alpha_grid(X, y / l1_ratio, eps, n_alphas)
     alphas = np.sort(np.asarray(alphas, dtype=np.float64).ravel())[::-1]
     if alphas.size == 0 or np.any(~np.isfinite(alphas)) or np.any(alphas <= 0):
         raise ValueError("alphas must be finite and positive.")
     coefs, _, stds, n_iter = _path(estimator, X, y, alphas, return_std=return_std)
-    gaps = np.array([_dual_gap(X, y, c, a) for c, a in zip(coefs, alphas)])
+    gaps = np.array([_dual_gap(X, y, c, a * l1_ratio, a * (1.0 - l1_ratio))
+                     for c, a in zip(coefs, alphas)])
     out = [alphas, coefs.T, gaps]
     if return_n_iter:
         out.append(n_iter)
     if return_std:
         out.append(stds.T)
     return tuple(out)
+
+
+@validate_params(
+    {
+        "X": ["array-like", "sparse matrix"],
+        "y": ["array-like"],
+        "l1_ratio": [Interval(Real, 0, 1, closed="both")],
+        "eps": [Interval(Real, 0, None, closed="neither")],
+        "n_alphas": [Interval(Integral, 1, None, closed="left")],
+        "alphas": ["array-like", None],
+        "return_n_iter": ["boolean"],
+        "return_std": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def van_enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, return_n_iter=False,
+                  return_std=False, **params):
+    """The elastic net solved by VAN along a grid of alphas (scikit-learn's ``enet_path``).
+
+    For each ``alpha`` (largest first), without an intercept (centre ``X`` and
+    ``y`` first)::
+
+        1 / (2 n) ||y - X w||^2 + alpha l1_ratio ||w||_1 + alpha (1 - l1_ratio) ||w||^2 / 2
+
+    by :class:`VANElasticNet`, each alpha starting from the previous one's mean.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Training data.
+    y : array-like of shape (n_samples,)
+        Targets.
+    l1_ratio : float, default=0.5
+        The L1 share, in ``[0, 1]`` (0 needs ``alphas``).
+    eps : float, default=1e-3
+        ``alpha_min / alpha_max`` of the grid, ``> 0``.
+    n_alphas : int, default=100
+        Number of alphas on the grid, ``>= 1``.
+    alphas : array-like or None, default=None
+        The alphas (used in decreasing order); None: scikit-learn's grid, down
+        from ``max_j |x_j^T y| / (n l1_ratio)``.
+    return_n_iter : bool, default=False
+        Also return the VAN iterations per alpha.
+    return_std : bool, default=False
+        Also return the marginal standard deviations of ``q`` per alpha.
+    **params
+        Parameters of :class:`VANElasticNet`; not ``alpha`` or ``fit_intercept``.
+
+    Returns
+    -------
+    alphas : ndarray of shape (n_alphas,)
+        The alphas, decreasing.
+    coefs : ndarray of shape (n_features, n_alphas)
+        The coefficients at each alpha.
+    dual_gaps : ndarray of shape (n_alphas,)
+        Duality gaps at each solution (the ridge counted as data).
+    n_iters : ndarray of shape (n_alphas,)
+        If ``return_n_iter``.
+    stds : ndarray of shape (n_features, n_alphas)
+        If ``return_std``.
+
+    See Also
+    --------
+    sklearn.linear_model.enet_path : The same path by coordinate descent.
+    van_lasso_path : ``l1_ratio=1``, with ``X^T X`` formed once.
+
+    Notes
+    -----
+    The ridge rows of :class:`VANElasticNet` change with alpha, so ``X^T X`` is
+    formed again at each alpha.
+
+    References
+    ----------
+    H. Zou and T. Hastie, "Regularization and variable selection via the elastic
+    net", JRSS B 67, 2005.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from skvan.linear_model import van_enet_path
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> X, y = X - X.mean(axis=0), y - y.mean()
+    >>> alphas, coefs, gaps = van_enet_path(X, y, l1_ratio=0.8, n_alphas=4)
+    >>> coefs.shape
+    (10, 4)
+    """
+    return _van_path("van_enet_path", VANElasticNet, X, y, eps, n_alphas, alphas, return_n_iter,
+                     return_std, dict(params, l1_ratio=l1_ratio))
 
 
 def _fold_mse(estimator, X, y, sample_weight, train, test, alphas):
@@ -206,6 +306,8 @@ class VANLassoCV(VANLassoRegressor):
         ``alpha_min / alpha_max`` of the grid, ``> 0``.
     alphas : int or array-like, default=100
         Number of alphas on the grid (``>= 1``), or the alphas themselves.
+    positive : bool, default=False
+        Constrain the coefficients to be ``>= 0`` (:class:`VANLassoRegressor`).
     fit_intercept : bool, default=True
         Whether to fit an intercept.
     cv : int, cross-validation generator or iterable, default=None
@@ -292,6 +394,7 @@ class VANLassoCV(VANLassoRegressor):
         *,
         eps=1e-3,
         alphas=100,
+        positive=False,
         fit_intercept=True,
         cv=None,
         n_jobs=None,
@@ -309,6 +412,7 @@ class VANLassoCV(VANLassoRegressor):
     ):
         self.eps = eps
         self.alphas = alphas
+        self.positive = positive
         self.fit_intercept = fit_intercept
         self.cv = cv
         self.n_jobs = n_jobs
@@ -331,7 +435,7 @@ class VANLassoCV(VANLassoRegressor):
     warm_start = False
 
     #: The parameters the folds' and the refit's estimator share with this one.
-    _SHARED = ("fit_intercept", "beta", "beta_growth", "covariance", "hessian", "expectation",
+    _SHARED = ("positive", "fit_intercept", "beta", "beta_growth", "covariance", "hessian", "expectation",
                "n_mc_samples", "objective", "max_iter", "tol", "random_state", "verbose")
 
     def _l1_ratios(self):
@@ -434,6 +538,8 @@ class VANElasticNetCV(VANLassoCV):
         ``alpha_min / alpha_max`` of each grid, ``> 0``.
     alphas : int or array-like, default=100
         Number of alphas on each grid (``>= 1``), or the alphas themselves.
+    positive : bool, default=False
+        Constrain the coefficients to be ``>= 0`` (:class:`VANLassoRegressor`).
     fit_intercept : bool, default=True
         Whether to fit an intercept.
     cv : int, cross-validation generator or iterable, default=None
@@ -515,6 +621,7 @@ class VANElasticNetCV(VANLassoCV):
         l1_ratio=0.5,
         eps=1e-3,
         alphas=100,
+        positive=False,
         fit_intercept=True,
         cv=None,
         n_jobs=None,
@@ -530,7 +637,8 @@ class VANElasticNetCV(VANLassoCV):
         random_state=None,
         verbose=0,
     ):
-        super().__init__(eps=eps, alphas=alphas, fit_intercept=fit_intercept, cv=cv, n_jobs=n_jobs,
+        super().__init__(eps=eps, alphas=alphas, positive=positive, fit_intercept=fit_intercept,
+                         cv=cv, n_jobs=n_jobs,
                          beta=beta, beta_growth=beta_growth, covariance=covariance, hessian=hessian,
                          expectation=expectation, n_mc_samples=n_mc_samples, objective=objective,
                          max_iter=max_iter, tol=tol, random_state=random_state, verbose=verbose)

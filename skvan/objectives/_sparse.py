@@ -97,11 +97,49 @@ def _kkt_tolerance(objective, rtol):
     return np.maximum(tol, KKT_ROUNDOFF_ULPS * np.finfo(np.float64).eps * scale)
 
 
-def kkt_excess(objective, w, rtol=1e-9):
+def nonnegative(quadratic):
+    """The L1-penalised quadratic with its penalised coordinates constrained to
+    ``theta_j >= 0``, as an unconstrained Lasso (an exact penalty).
+
+    ``lambda_j theta_j`` on ``theta_j >= 0`` becomes ``lambda_j theta^+ + M_j theta^-``
+    on the real line, which equals ``a_j theta_j + b_j |theta_j|`` with
+    ``a_j = (lambda_j - M_j) / 2`` and ``b_j = (lambda_j + M_j) / 2``: a linear term,
+    added to the quadratic's, and a plain L1 penalty of strength ``b_j``. So the
+    Lasso's exact Gaussian expectations, exact zeros and KKT certificate apply
+    unchanged (a zero coordinate is optimal iff ``-lambda_j <= g_j <= M_j``). The
+    penalty is exact, its minimiser the constrained one, when ``M_j`` exceeds
+    ``g_j`` at that minimiser; ``|g_j| <= ||x_j|| ||y - X theta*||
+    <= ||x_j|| ||y|| = sqrt(G_jj 2c)`` there, and ``M_j`` is twice that plus
+    ``lambda_j``. Unpenalised coordinates (the intercept) stay free.
+
+    Parameters
+    ----------
+    quadratic : QuadraticObjective
+        Least squares with an :class:`L1Penalty`.
+
+    Returns
+    -------
+    QuadraticObjective
+    """
+    from ._penalties import L1Penalty
+    from ._quadratic import QuadraticObjective
+
+    lam = quadratic.penalty.strength
+    bound = 2.0 * np.sqrt(np.clip(np.diag(quadratic.G), 0, None) * max(2.0 * quadratic.c, 0.0))
+    M = np.where(lam > 0, lam + bound, 0.0)
+    a = 0.5 * (lam - M)
+    return QuadraticObjective(quadratic.G, quadratic.b - a, quadratic.c,
+                              L1Penalty(0.5 * (lam + M)))
+
+
+def kkt_excess(objective, w, rtol=1e-9, nonnegative=False):
     """How much each coordinate at zero violates the Lasso's optimality at ``w``:
     ``|(X^T W (X w - y))_j| - lambda_j`` beyond the tolerance of :func:`kkt_finish`
-    (positive: a violation; coordinates with ``w_j != 0`` get ``-inf``)."""
-    excess = np.abs(objective.smooth_gradient(w)) - objective.penalty.strength
+    (positive: a violation; coordinates with ``w_j != 0`` get ``-inf``). With
+    ``nonnegative`` (coefficients constrained to ``>= 0``) only ``g_j < -lambda_j``
+    violates: ``-g_j - lambda_j``."""
+    grad = objective.smooth_gradient(w)
+    excess = (-grad if nonnegative else np.abs(grad)) - objective.penalty.strength
     excess -= _kkt_tolerance(objective, rtol)
     excess[w != 0] = -np.inf
     return excess
