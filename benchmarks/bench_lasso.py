@@ -16,8 +16,14 @@ Two measures (issue 3; the paper's Figure 2a-b):
    time(Lasso at the loosest tol in 1e-1, 1e-2, ... reaching 1e-3), medians of
    alternating repeats (the machine is shared and noisy).
 
+3. ``--path``: VANLassoCV against LassoCV (the same 100 alphas, 5 folds), wall
+   time ratio (minimum of alternating repeats) and the chosen alphas; and the
+   warm-start saving along van_lasso_path: VAN iterations with each alpha
+   starting from the previous mean against cold fits at every alpha.
+
 Run: python benchmarks/bench_lasso.py [--quick] [--plot FILE]
      python benchmarks/bench_lasso.py --growth   (the choice of beta_growth="auto")
+     python benchmarks/bench_lasso.py --path [--repeats 3]
 """
 
 import argparse
@@ -173,6 +179,34 @@ def growth_sweep(growths=(1.5, 2.0, 4.0)):
         print(f"{g:>7g}{iters:>12d}{corrections:>13d}{wrong:>7d}{time.perf_counter() - start:>9.2f}")
 
 
+def path_comparison(repeats):
+    """VANLassoCV vs LassoCV (100 alphas, 5 folds) and the warm-start saving."""
+    from sklearn.linear_model import LassoCV
+    from sklearn.model_selection import KFold
+
+    from skvan import VANLassoCV, van_lasso_path
+
+    X, y = load_diabetes(return_X_y=True)
+    Xs, ys = synthetic(2000, 50, 10, seed=5)
+    cv = KFold(5, shuffle=True, random_state=0)
+    print("VANLassoCV vs LassoCV: 100 alphas, 5 folds (minimum of alternating repeats)\n")
+    print(f"{'data':>24}{'VAN s':>9}{'sklearn s':>11}{'ratio':>8}  alpha_ equal   "
+          f"path iterations warm / cold")
+    for name, A, b in [("diabetes 442 x 10", X, y), ("synthetic 2000 x 50", Xs, ys)]:
+        times = {"van": [], "ref": []}
+        for _ in range(repeats):
+            t, van = timed(lambda: VANLassoCV(alphas=100, cv=cv).fit(A, b))
+            times["van"].append(t)
+            t, ref = timed(lambda: LassoCV(alphas=100, cv=cv).fit(A, b))
+            times["ref"].append(t)
+        Ac, bc = A - A.mean(axis=0), b - b.mean()
+        alphas, _, _, warm = van_lasso_path(Ac, bc, n_alphas=100, return_n_iter=True)
+        cold = sum(VANLassoRegressor(alpha=a, fit_intercept=False).fit(Ac, bc).n_iter_ for a in alphas)
+        tv, tr = min(times["van"]), min(times["ref"])
+        print(f"{name:>24}{tv:>9.2f}{tr:>11.3f}{tv / tr:>8.1f}  {str(van.alpha_ == ref.alpha_):>12}"
+              f"   {int(np.sum(warm))} / {int(cold)}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20,000 rows instead of 100,000")
@@ -181,10 +215,13 @@ def main():
     parser.add_argument("--plot", default=None, help="save the error curves to this PNG")
     parser.add_argument("--growth", action="store_true",
                         help="only compare beta_growth values over 15 problems")
+    parser.add_argument("--path", action="store_true", help="only VANLassoCV against LassoCV")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     if args.growth:
         return growth_sweep()
+    if args.path:
+        return path_comparison(args.repeats)
 
     curves, rows = {}, []
     for name, X, y, alpha in datasets(args.quick):
