@@ -405,7 +405,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             n_params = X.shape[1] + int(self.fit_intercept)
             self.covariance_ = "full" if 8.0 * n_params**2 <= MEMORY_BUDGET else "diag"
 
-    def _constrained(self, least_squares, n_params, n_samples):
+    def _constrained(self, least_squares, n_samples):
         """``least_squares``, or with ``positive`` its non-negative form
         (:func:`~skvan.objectives.nonnegative`), after checking that the settings
         allow it (the form lives in ``X^T X``)."""
@@ -442,7 +442,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         ``[coef, intercept]`` or None); sets the fitted attributes."""
         design, column_scale, linear, least_squares = problem
         n_samples = design.X.shape[0]
-        solved = self._constrained(least_squares, linear.n_params, n_samples)
+        solved = self._constrained(least_squares, n_samples)
         f = solved if self._full_batch_exact(n_samples) else linear
         start = None if start is None else start * column_scale
         if self._full_batch_exact(n_samples) and linear.n_params > n_samples:
