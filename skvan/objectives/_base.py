@@ -32,6 +32,11 @@ class Objective(ABC):
     def hessian(self, theta):
         """Return ``hess f(theta)``, shape ``(n_params, n_params)``."""
 
+    def value_scale(self):
+        """The size of the terms that cancel in :meth:`value` (comparisons of values
+        allow round-off relative to it); 0: none beyond the value itself."""
+        return 0.0
+
     def gauge_expectation(self, family, mean):
         """``E_q[g], E_q[grad g]`` of a gauge term ``g`` that fixes directions in which
         ``f`` is exactly flat by construction (none here: ``(0, 0)``)."""

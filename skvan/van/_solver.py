@@ -196,8 +196,8 @@ class VANSolver:
         self.stop_.reset()
         self.status = "max_iter"
         # The size of the terms that cancel in f's value (objective comparisons
-        # allow round-off relative to it): 0 unless the objective says otherwise.
-        self.value_scale = float(getattr(self.f, "value_scale", lambda: 0.0)())
+        # allow round-off relative to it).
+        self.value_scale = float(self.f.value_scale())
         self.rejections = 0
         self.n_iter = 0
         self.n_data_passes = 0.0

@@ -43,7 +43,7 @@ def _slack(value, solver):
     the constant ``c``). Relative to ``value`` alone, a Lasso with ``alpha=1e-10``
     compared values of 1e-9 made of terms of size 1: every step looked like an
     increase on some inputs and not on others."""
-    return 16 * np.finfo(np.float64).eps * max(abs(value), getattr(solver, "value_scale", 0.0))
+    return 16 * np.finfo(np.float64).eps * max(abs(value), solver.value_scale)
 
 
 class FullStep:
