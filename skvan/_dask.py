@@ -21,13 +21,13 @@ def map_rows(fn, X, n_columns=None, dtype=np.float64):
     return X.map_blocks(fn, dtype=dtype, chunks=(X.chunks[0], (n_columns,)))
 
 
-def reject_dask(estimator, X, what="fit"):
+def reject_dask(estimator, X):
     """A clear TypeError when ``X`` is a dask collection that ``estimator`` would
     otherwise gather into this process."""
     if is_dask_collection(X):
         name = type(estimator).__name__
         raise TypeError(
-            f"{name}.{what} does not take dask arrays: it would gather the whole matrix "
+            f"{name}.fit does not take dask arrays: it would gather the whole matrix "
             "here. Pass numpy or scipy.sparse data, or stream the chunks through "
             "partial_fit (dask_ml.wrappers.Incremental) where the estimator has it; "
             "VANLogisticRegression.fit runs on dask arrays as a map-reduce."

@@ -376,8 +376,6 @@ def _check_oracles(jac, hess, kw):
             "hessian='gauss_newton' needs gradients (E[g g^T]); pass jac, or use "
             "hessian='exact' (estimated from function values)."
         )
-    if hess is not None and jac is None:
-        raise ValueError("hess requires jac: pass the gradient too (jac=callable or jac=True).")
 
 
 def _box(bounds, n):
