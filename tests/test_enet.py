@@ -185,3 +185,11 @@ def test_enet_path_matches_scikit_learn_at_every_alpha(name, l1_ratio):
         assert np.max(np.abs(coefs[:, k] - ref[:, k])) <= 1e-3 * scale, k
         np.testing.assert_array_equal(coefs[:, k] != 0, np.abs(ref[:, k]) > 1e-10 * scale)
     assert np.all(gaps <= 1e-6 * np.mean(y**2))
+
+
+def test_cv_dual_gap_is_the_elastic_nets():
+    """The refitted model's gap counts the ridge as part of the objective: at the
+    optimum it is round-off, not the ridge's share of the Lasso gap."""
+    X, y = PROBLEMS["diabetes"]
+    reg = VANElasticNetCV(l1_ratio=0.3, alphas=[0.1], cv=3).fit(X, y)
+    assert 0 <= reg.dual_gap_ <= 1e-8 * np.mean((y - y.mean()) ** 2)

@@ -157,7 +157,6 @@ class VANElasticNet(VANLassoRegressor):
         Xd = self._design(X)
         n_features = Xd.shape[1] - int(self.fit_intercept)
         ridge = self._ridge(sample_weight)
-        self._ridge_weight = ridge
         rows = np.sqrt(ridge) * np.eye(n_features, Xd.shape[1])
         Xd = sp.vstack([Xd, sp.csr_matrix(rows)], format="csr") if sp.issparse(Xd) else np.vstack([Xd, rows])
         y = np.concatenate([np.asarray(y, dtype=np.float64), np.zeros(n_features)])
@@ -167,10 +166,10 @@ class VANElasticNet(VANLassoRegressor):
             strength[-1] = 0.0
         return LinearModelObjective(Xd, y, SquaredLoss(), weights, L1Penalty(strength))
 
-    def _ridge_rss(self, theta, column_scale):
+    def _ridge_rss(self, theta, column_scale, sample_weight):
         """``r^2 ||w||^2``: the ridge rows' share of the least-squares value."""
         w = (theta / column_scale)[: self.n_features_in_]
-        return self._ridge_weight * float(w @ w)
+        return self._ridge(sample_weight) * float(w @ w)
 
     def _at_alpha(self, problem, alpha, X, y, sample_weight):
         """The problem at another ``alpha``: the ridge rows change with it, so it is

@@ -425,7 +425,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
                 )
         return nonnegative(least_squares)
 
-    def _ridge_rss(self, theta, column_scale):
+    def _ridge_rss(self, theta, column_scale, sample_weight):
         """The part of the least-squares value that is a ridge, not residuals (none)."""
         return 0.0
 
@@ -453,7 +453,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             self.n_iter_ = result.n_iter
         family.mean = coef
         self.noise_variance_ = self._noise_variance(least_squares, coef, sample_weight,
-                                                    self._ridge_rss(coef, column_scale))
+                                                    self._ridge_rss(coef, column_scale, sample_weight))
         total = float(np.sum(sample_weight))
         self._start_stream(self.noise_variance_ * total, total)
         if self.objective == "vi":

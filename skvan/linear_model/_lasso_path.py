@@ -245,7 +245,7 @@ def van_enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, re
     coefs : ndarray of shape (n_features, n_alphas)
         The coefficients at each alpha.
     dual_gaps : ndarray of shape (n_alphas,)
-        Duality gaps at each solution (the ridge counted as data).
+        Duality gaps of the objective above at each solution.
     n_iters : ndarray of shape (n_alphas,)
         If ``return_n_iter``.
     stds : ndarray of shape (n_features, n_alphas)
@@ -510,7 +510,9 @@ class VANLassoCV(VANLassoRegressor):
             if name not in params:
                 setattr(self, name, value)
         # On the centred problem (the residual sums to zero at the optimal intercept).
-        self.dual_gap_ = _dual_gap(X, y - self.intercept_, self.coef_, self.alpha_)
+        l1_ratio = getattr(self, "l1_ratio_", 1.0)
+        self.dual_gap_ = _dual_gap(X, y - self.intercept_, self.coef_, self.alpha_ * l1_ratio,
+                                   self.alpha_ * (1.0 - l1_ratio))
         return self
 
     @property
@@ -583,7 +585,7 @@ class VANElasticNetCV(VANLassoCV):
     n_corrections_, n_features_in_, feature_names_in_
         Those of :class:`VANElasticNet` refitted on all rows.
     dual_gap_ : float
-        Duality gap of the Lasso part of the refitted model (the ridge as data).
+        Duality gap of the refitted model (on the centred data).
 
     See Also
     --------
