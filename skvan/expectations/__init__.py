@@ -2,6 +2,7 @@
 
 from ._base import ExpectationEstimator, Expectations, LinearPredictorExpectation
 from ._closed_form import ClosedForm
+from ._grid import GaussHermiteGrid, tensor_rule
 from ._cubature import SoftmaxCubature, expected_log_softmax, softmax_rule
 from ._map_reduce import MapReduce
 from ._monte_carlo import MonteCarlo, rank_utilities
@@ -21,6 +22,7 @@ __all__ = [
     "ClosedForm",
     "ExpectationEstimator",
     "Expectations",
+    "GaussHermiteGrid",
     "GaussHermiteQuadrature",
     "LinearPredictorExpectation",
     "MapReduce",
@@ -34,6 +36,7 @@ __all__ = [
     "make_expectation",
     "rank_utilities",
     "softmax_rule",
+    "tensor_rule",
 ]
 
 

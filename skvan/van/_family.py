@@ -46,8 +46,9 @@ class _Gaussian:
     """What both families share: a mean, a precision set through ``set_precision``
     (which bumps ``version``, the key of cached predictor variances)."""
 
-    def __init__(self, mean, precision):
+    def __init__(self, mean, precision, floor=None):
         self.mean = np.array(mean, dtype=np.float64)
+        self.floor = None if floor is None else np.array(floor, dtype=np.float64)
         self.set_precision(np.array(precision, dtype=np.float64))
 
     @property
@@ -63,6 +64,9 @@ class FullGaussian(_Gaussian):
     mean : ndarray of shape (n_params,)
     precision : ndarray of shape (n_params, n_params)
         Symmetric positive definite.
+    floor : ndarray of shape (n_params, n_params) or None, default=None
+        A lower bound ``P_0`` the precision keeps through every update
+        (:meth:`update_precision`).
     """
 
     diagonal = False
@@ -170,10 +174,17 @@ class FullGaussian(_Gaussian):
 
         ``keep=1`` is the VO update (eq. Van_prec_1), ``keep=1-beta`` the VI update
         (Section 5 of the paper). ``C`` is projected onto the PSD cone if the result
-        would not be positive definite.
+        would not be positive definite. With a ``floor`` ``P_0`` the result is
+        projected (in the Frobenius norm) onto ``{P >= P_0}`` instead:
+        ``P_0 + [P - P_0]_+``, so ``q`` never becomes wider than ``N(mean, P_0^-1)``.
         """
         C = 0.5 * (curvature + curvature.T)
         P = keep * self.precision + beta * C
+        if self.floor is not None:
+            if _cholesky(P - self.floor) is None:
+                P = self.floor + _psd_part(P - self.floor)
+            self.set_precision(P)
+            return
         chol = _cholesky(P)
         if chol is None:
             P = keep * self.precision + beta * _psd_part(C)
@@ -203,6 +214,8 @@ class DiagonalGaussian(_Gaussian):
     mean : ndarray of shape (n_params,)
     precision : ndarray of shape (n_params,)
         Positive precisions ``s_d = 1 / sigma_d^2``.
+    floor : ndarray of shape (n_params,) or None, default=None
+        Lower bounds the precisions keep through every update.
     """
 
     diagonal = True
@@ -262,16 +275,19 @@ class DiagonalGaussian(_Gaussian):
         return self.mean[None, :] + self.scale_noise(eps)
 
     def update_precision(self, curvature, beta, keep=1.0):
-        """Set ``s <- keep * s + beta * c``, negative entries of ``c`` clipped to 0."""
-        self.set_precision(keep * self.precision + beta * np.clip(curvature, 0.0, None))
+        """Set ``s <- keep * s + beta * c``, negative entries of ``c`` clipped to 0
+        (and the result raised to ``floor`` if one is set)."""
+        s = keep * self.precision + beta * np.clip(curvature, 0.0, None)
+        self.set_precision(s if self.floor is None else np.maximum(s, self.floor))
 
 
-def make_family(covariance, mean, precision):
-    """Build a family by name: ``"full"`` or ``"diag"``."""
+def make_family(covariance, mean, precision, floor=None):
+    """Build a family by name: ``"full"`` or ``"diag"``. With ``floor`` (a
+    precision of the same shape) every update keeps ``precision >= floor``."""
     if covariance == "full":
-        return FullGaussian(mean, precision)
+        return FullGaussian(mean, precision, floor)
     if covariance == "diag":
-        return DiagonalGaussian(mean, precision)
+        return DiagonalGaussian(mean, precision, floor)
     raise ValueError(f"covariance must be 'full' or 'diag', got {covariance!r}.")
 
 

@@ -114,16 +114,31 @@ class ObjectiveDecrease:
 
 
 class TrustRegion:
-    """Accept a step ``d`` when ``sqrt(d^T P_t d) <= radius``, ``P_t`` the precision
-    of the ``q`` whose samples gave the estimates: they describe ``f`` only where
-    ``q`` looked (zero-order VAN diverged on Rosenbrock in 4 steps without)."""
+    """Accept a step ``d`` when ``sqrt(d^T M d) <= radius``.
 
-    def __init__(self, radius):
+    ``M`` is by default the precision ``P_t`` of the ``q`` whose samples gave the
+    estimates: from function values alone they describe ``f`` only where ``q``
+    looked (zero-order VAN diverged on Rosenbrock in 4 steps without). With
+    derivatives at the samples the step rests on a local model of ``f`` itself,
+    and a fixed ``metric`` (``skvan.minimize`` passes the first precision) caps it
+    at the initial search scale: a radius that shrank with ``q`` would let the
+    geometric schedule outrun the mean in curved valleys (Rosenbrock).
+
+    Parameters
+    ----------
+    radius : float
+    metric : ndarray or None, default=None
+        A fixed precision (``(n, n)``, or ``(n,)`` for a diagonal one) measuring the
+        steps, or None for each iteration's ``P_t``.
+    """
+
+    def __init__(self, radius, metric=None):
         self.radius = float(radius)
+        self.metric = metric
 
     def prepare(self, solver):
-        """Record the precision before the update."""
-        self.precision = solver.family.precision
+        """Record the precision before the update (unless the metric is fixed)."""
+        self.precision = solver.family.precision if self.metric is None else self.metric
 
     def __call__(self, solver, step):
         P = self.precision
