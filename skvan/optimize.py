@@ -173,7 +173,8 @@ def minimize(
         Only the empty default: VAN handles no general constraints.
     tol : float or None, default=None
         Stop when the mean's estimated distance to its fixed point is below
-        ``tol * max(|mu|_inf, 1e-12)``, ``>= 0``; None is 1e-6.
+        ``tol * max(|mu|_inf, sigma0)`` (over ``u`` under ``bounds``), ``>= 0``;
+        None is 1e-6.
     callback : callable or None, default=None
         Called after each iteration, as in scipy: ``callback(intermediate_result)``
         if its only parameter is named ``intermediate_result`` (an
@@ -306,6 +307,8 @@ def minimize(
         runs.append(_run(fun, jac, hess, x0, box, kw, tol, callback, rng, restart))
         if runs[-1].status == 3:  # the callback stopped it
             break
+    summary = [{"x": r.x, "fun": r.fun, "status": r.status, "nit": r.nit, "nfev": r.nfev}
+               for r in runs]
     best = min(runs, key=lambda r: r.fun)
     if best.status == 1:
         advice = "increase max_iter" + (
@@ -319,8 +322,7 @@ def minimize(
         # Honest counts: every evaluation of every run.
         for key in ("nit", "nfev", "njev", "nhev"):
             best[key] = sum(r[key] for r in runs)
-        best["runs"] = [{"x": r.x, "fun": r.fun, "status": r.status, "nfev": r.nfev}
-                        for r in runs]
+        best["runs"] = summary
     return best
 
 
@@ -348,7 +350,7 @@ def _run(fun, jac, hess, x0, box, kw, tol, callback, rng, restart):
     solver = VANSolver(
         objective, expectation, family, objective="vo",
         schedule=GeometricSchedule(beta, kw["beta_growth"]), hessian=kw["hessian"],
-        step=step, stop=MeanContraction(1e-6 if tol is None else tol),
+        step=step, stop=MeanContraction(1e-6 if tol is None else tol, min_scale=kw["sigma0"]),
         max_iter=int(kw["max_iter"]), random_state=rng, verbose=kw["verbose"],
         callback=callback,
     )
@@ -490,11 +492,15 @@ def _resolve_auto(kw, jac, hess, n):
             f"beta_growth={kw['beta_growth']} would make them grow. Leave beta_growth=None."
         )
     if kw["expectation"] == "auto":
+        sampled = kw["fitness_shaping"] or kw["n_mc_samples"] is not None
         kw["expectation"] = "quadrature" if (
-            not kw["fitness_shaping"] and n <= (2 if order > 0 else 1)) else "mc"
+            not sampled and n <= (2 if order > 0 else 1)) else "mc"
     if kw["expectation"] == "quadrature":
-        if kw["fitness_shaping"]:
-            raise ValueError("fitness_shaping ranks sampled values; it needs expectation='mc'.")
+        if kw["fitness_shaping"] or kw["n_mc_samples"] is not None:
+            raise ValueError(
+                "fitness_shaping and n_mc_samples apply to sampled expectations; "
+                "expectation='quadrature' integrates on a fixed grid. Use expectation='mc'."
+            )
         if n not in GRID_NODES:
             raise ValueError(
                 f"expectation='quadrature' integrates on a tensor grid, in up to "

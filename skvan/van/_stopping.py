@@ -25,7 +25,7 @@ class MeanContraction:
     largest contraction ``d_s / d_{s-1}`` over the last :data:`WINDOW` steps, the
     distance left is the rest of a geometric series, ``d_t r / (1 - r)`` (when
     ``r < 1``), and the test passes when it is at most
-    ``tol * max(|mu|_inf, 1e-12)``. Unlike a bare step-size test this does not stop
+    ``tol * max(|mu|_inf, min_scale)``. Unlike a bare step-size test this does not stop
     a slowly contracting iteration early; a zig-zagging one (the diagonal family
     on correlated features) can still fool it, so use a smaller ``tol`` there. A
     step the safeguard rejected (``alpha = 0``) says nothing about convergence. A
@@ -36,10 +36,15 @@ class MeanContraction:
     ----------
     tol : float, default=1e-5
         Relative tolerance, ``>= 0``.
+    min_scale : float, default=1e-12
+        The scale ``tol`` is relative to when ``|mu|_inf`` is smaller: a mean
+        converging to 0 could otherwise never pass (``skvan.minimize`` uses
+        ``sigma0``, the scale of its search).
     """
 
-    def __init__(self, tol=1e-5):
+    def __init__(self, tol=1e-5, min_scale=1e-12):
         self.tol = tol
+        self.min_scale = min_scale
 
     def reset(self):
         """Forget the steps of a previous run."""
@@ -49,12 +54,13 @@ class MeanContraction:
     def __call__(self, solver):
         """Whether the mean has converged after this iteration (sets ``distance``)."""
         d = float(np.max(np.abs(solver.step))) if solver.step.size else 0.0
-        scale = max(float(np.max(np.abs(solver.family.mean))) if solver.step.size else 0.0, 1e-12)
+        mean = float(np.max(np.abs(solver.family.mean))) if solver.step.size else 0.0
+        scale = max(mean, self.min_scale)
         self._steps.append(d)
         self.distance = np.inf
         if solver.alpha == 0.0:
             return False
-        if d <= ROUNDOFF_ULPS * np.finfo(np.float64).eps * scale:
+        if d <= ROUNDOFF_ULPS * np.finfo(np.float64).eps * max(mean, 1e-12):
             # A change of a few ulps of the mean is round-off: the steps no longer
             # contract (their ratios are noise), and the mean is as close as it gets.
             self.distance = d
@@ -82,10 +88,15 @@ class PassChange:
     ----------
     tol : float, default=1e-5
         Relative tolerance, ``>= 0``.
+    min_scale : float, default=1e-12
+        The scale ``tol`` is relative to when ``|mu|_inf`` is smaller: a mean
+        converging to 0 could otherwise never pass (``skvan.minimize`` uses
+        ``sigma0``, the scale of its search).
     """
 
-    def __init__(self, tol=1e-5):
+    def __init__(self, tol=1e-5, min_scale=1e-12):
         self.tol = tol
+        self.min_scale = min_scale
 
     def reset(self):
         """Forget a previous run."""
