@@ -36,8 +36,10 @@ TRUST_RADIUS = 2.0
 DEFAULT_GROWTH = 1.2
 
 #: Gauss-Hermite nodes per dimension of ``expectation="quadrature"``, by dimension
-#: (``expectation="auto"`` uses the grid up to 2-D). 20 nodes reach 8 standard
-#: deviations: on the sinc problem 10 were too few while ``q`` was wide.
+#: (``expectation="auto"`` uses the grid in 1-D only: in 2-D its 36 points per
+#: iteration cost 5 to 10 times Monte Carlo's evaluations for the same success in
+#: ``benchmarks/bench_minimize.py``). 20 nodes reach 8 standard deviations: on the
+#: sinc problem 10 were too few while ``q`` was wide.
 GRID_NODES = {1: 20, 2: 6}
 
 #: scipy's integer ``status`` for each solver status, and its message.
@@ -173,8 +175,8 @@ def minimize(
         Only the empty default: VAN handles no general constraints.
     tol : float or None, default=None
         Stop when the mean's estimated distance to its fixed point is below
-        ``tol * max(|mu|_inf, sigma0)`` (over ``u`` under ``bounds``), ``>= 0``;
-        None is 1e-6.
+        ``tol * max(|mu|_inf, sigma0)`` (measured on ``x = T(mu)`` under
+        ``bounds``), ``>= 0``; None is 1e-6.
     callback : callable or None, default=None
         Called after each iteration, as in scipy: ``callback(intermediate_result)``
         if its only parameter is named ``intermediate_result`` (an
@@ -350,7 +352,8 @@ def _run(fun, jac, hess, x0, box, kw, tol, callback, rng, restart):
     solver = VANSolver(
         objective, expectation, family, objective="vo",
         schedule=GeometricSchedule(beta, kw["beta_growth"]), hessian=kw["hessian"],
-        step=step, stop=MeanContraction(1e-6 if tol is None else tol, min_scale=kw["sigma0"]),
+        step=step, stop=MeanContraction(1e-6 if tol is None else tol, min_scale=kw["sigma0"],
+                                       transform=None if box is None else box.forward),
         max_iter=int(kw["max_iter"]), random_state=rng, verbose=kw["verbose"],
         callback=callback,
     )
@@ -493,8 +496,7 @@ def _resolve_auto(kw, jac, hess, n):
         )
     if kw["expectation"] == "auto":
         sampled = kw["fitness_shaping"] or kw["n_mc_samples"] is not None
-        kw["expectation"] = "quadrature" if (
-            not sampled and n <= (2 if order > 0 else 1)) else "mc"
+        kw["expectation"] = "quadrature" if not sampled and n == 1 else "mc"
     if kw["expectation"] == "quadrature":
         if kw["fitness_shaping"] or kw["n_mc_samples"] is not None:
             raise ValueError(

@@ -115,7 +115,8 @@ def test_counts_match_the_calls_made():
     # The 6 x 6 grid: each trial step evaluates the derivatives at the new mean,
     # which the next iteration reuses when the step is accepted.
     calls.update(fun=0, jac=0, hess=0)
-    res = minimize(fun, np.zeros(2), jac=jac, hess=hess, max_iter=5, random_state=0)
+    res = minimize(fun, np.zeros(2), jac=jac, hess=hess, max_iter=5, expectation="quadrature",
+                   random_state=0)
     assert (res.nfev, res.njev, res.nhev) == (calls["fun"], calls["jac"], calls["hess"])
     assert res.nfev == res.njev + 1 and res.njev == res.nhev and res.njev % 36 == 0
     assert res.njev >= 36 * (res.nit + 1)

@@ -40,11 +40,16 @@ class MeanContraction:
         The scale ``tol`` is relative to when ``|mu|_inf`` is smaller: a mean
         converging to 0 could otherwise never pass (``skvan.minimize`` uses
         ``sigma0``, the scale of its search).
+    transform : callable or None, default=None
+        Measure the mean as ``transform(mu)`` (``skvan.minimize`` with bounds: the
+        point in the box, whose change vanishes as the unbounded ``mu`` runs to
+        infinity towards an optimum on a bound).
     """
 
-    def __init__(self, tol=1e-5, min_scale=1e-12):
+    def __init__(self, tol=1e-5, min_scale=1e-12, transform=None):
         self.tol = tol
         self.min_scale = min_scale
+        self.transform = transform
 
     def reset(self):
         """Forget the steps of a previous run."""
@@ -53,8 +58,11 @@ class MeanContraction:
 
     def __call__(self, solver):
         """Whether the mean has converged after this iteration (sets ``distance``)."""
-        d = float(np.max(np.abs(solver.step))) if solver.step.size else 0.0
-        mean = float(np.max(np.abs(solver.family.mean))) if solver.step.size else 0.0
+        step, mu = solver.step, solver.family.mean
+        if self.transform is not None:
+            mu, step = self.transform(mu), self.transform(mu) - self.transform(mu - step)
+        d = float(np.max(np.abs(step))) if step.size else 0.0
+        mean = float(np.max(np.abs(mu))) if step.size else 0.0
         scale = max(mean, self.min_scale)
         self._steps.append(d)
         self.distance = np.inf
@@ -92,11 +100,16 @@ class PassChange:
         The scale ``tol`` is relative to when ``|mu|_inf`` is smaller: a mean
         converging to 0 could otherwise never pass (``skvan.minimize`` uses
         ``sigma0``, the scale of its search).
+    transform : callable or None, default=None
+        Measure the mean as ``transform(mu)`` (``skvan.minimize`` with bounds: the
+        point in the box, whose change vanishes as the unbounded ``mu`` runs to
+        infinity towards an optimum on a bound).
     """
 
-    def __init__(self, tol=1e-5, min_scale=1e-12):
+    def __init__(self, tol=1e-5, min_scale=1e-12, transform=None):
         self.tol = tol
         self.min_scale = min_scale
+        self.transform = transform
 
     def reset(self):
         """Forget a previous run."""
