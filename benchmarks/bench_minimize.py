@@ -36,7 +36,7 @@ from scipy.optimize import rosen, rosen_der, rosen_hess
 from skvan import minimize
 
 BUDGET_PER_DIM = 4000
-TARGET = 1e-6
+TARGET = 1e-5
 
 
 def _fd_hessian(grad):

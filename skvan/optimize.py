@@ -127,9 +127,9 @@ def minimize(
         mu_{t+1} = mu_t - beta_t P_{t+1}^-1 E_q[grad f]
 
     a Newton-like step on ``f`` averaged over ``q``, which can step over local
-    minima while ``q`` is wide. Expectations are Monte Carlo averages over
-    ``n_mc_samples`` draws per iteration (antithetic pairs), from whatever oracle
-    is given:
+    minima while ``q`` is wide. Expectations are Gauss-Hermite quadrature in one
+    dimension and Monte Carlo averages over ``n_mc_samples`` draws per iteration
+    (antithetic pairs) otherwise (``expectation``), from whatever oracle is given:
 
     - second order (``jac`` and ``hess``): averaged gradients and Hessians;
     - first order (``jac`` only): ``E[hess f] = Sigma^-1 E[(theta - mu) grad f^T]``
@@ -192,22 +192,31 @@ def minimize(
         far VAN looks around ``x0`` at first.
     beta : float, default=1.0
         Step size ``beta_0 > 0``.
-    beta_growth : float, default=1.0
-        ``beta_t = beta * beta_growth**t``, ``>= 1``. The default, a constant step,
-        keeps ``q`` wide longest (exploration; convergence ~1/t). ``g > 1`` makes
-        each mean step ``(g-1)/g`` of a Newton step and shrinks ``q`` by ``1/g`` per
-        iteration: faster, less exploration.
+    beta_growth : float or None, default=None
+        ``beta_t = beta * beta_growth**t``, ``>= 1``. ``g > 1`` makes each mean
+        step ``(g-1)/g`` of a Newton step once the running sum dominates the start,
+        and shrinks ``q`` by about ``1/g`` per iteration: linear convergence.
+        ``g = 1``, the paper's constant step, keeps ``q`` wide longest (convergence
+        ~1/t). None is :data:`DEFAULT_GROWTH` (1.2), or 1 with ``fitness_shaping``
+        (natural evolution strategies' constant rates).
     covariance : {"full", "diag"}, default="full"
         Full or diagonal covariance (VAN-D).
     hessian : {"exact", "gauss_newton"}, default="exact"
         Expected Hessian (estimated as above), or ``E[grad f grad f^T]`` (VAG; needs
         ``jac``). The precision stays positive definite either way: an indefinite
         estimate is projected onto the PSD cone when it would break definiteness.
+    expectation : {"auto", "quadrature", "mc"}, default="auto"
+        How expectations under ``q`` are computed. "quadrature": a product
+        Gauss-Hermite grid (20 nodes in 1-D, 6 x 6 in 2-D; deterministic, so
+        each step is checked on ``E_q[f]`` and the run does not depend on the
+        seed), with ``q`` never wider than at the start (Notes). "mc": Monte
+        Carlo. "auto": quadrature for ``n = 1`` unless ``n_mc_samples`` or
+        ``fitness_shaping`` asks for draws, Monte Carlo otherwise.
     n_mc_samples : int or None, default=None
         Draws per iteration, ``>= 2`` (rounded down to pairs); None uses
         ``2 (n + 1)``, or with ``fitness_shaping`` the evolution strategies'
         population ``4 + floor(3 log n)`` (rounded up to pairs).
-    fitness_shaping : bool, default=False
+    fitness_shaping : bool or "auto", default="auto"
         Zero order only: use the ranks of the values instead of the values
         (rank-based utilities, as in natural evolution strategies). The step is
         then invariant to any increasing transformation of ``f``, and its rates
@@ -216,9 +225,18 @@ def minimize(
         precision (xNES), ``beta * (3 + log n) / (5 sqrt(n))`` for its global
         scale (SNES), ``beta`` for the mean (Notes). Much more robust on
         ill-conditioned or multimodal ``f`` (``benchmarks/bench_minimize.py``).
+        "auto" uses it for the zero-order oracle in ``n >= 2`` dimensions unless
+        ``beta_growth`` is set; ``False`` keeps the paper's raw estimator.
     max_iter : int, default=500
-        Maximum number of iterations, ``>= 1``; a ``ConvergenceWarning`` (at the
-        caller's line) says when the run ends there.
+        Maximum number of iterations per run, ``>= 1``; a ``ConvergenceWarning``
+        (at the caller's line) says when the best run ended there.
+    restarts : int, default=0
+        Runs after the first, ``>= 0``, each from ``x0`` with twice the previous
+        run's draws per iteration (IPOP: a larger population searches more
+        globally; under quadrature, where draws are fixed, twice its ``sigma0``).
+        The result is the run with the lowest ``f(x)``; ``nit``, ``nfev``,
+        ``njev`` and ``nhev`` count all runs, and ``runs`` lists each one's
+        ``x``, ``fun``, ``status``, ``nit`` and ``nfev``.
     vectorized : bool, default=False
         ``fun`` (and ``jac``) evaluate a batch of points per call.
     n_jobs : int or None, default=None
@@ -237,7 +255,7 @@ def minimize(
         converged, 1 max_iter, 2 non-finite expectations, 3 callback), ``message``,
         ``covariance`` (an ``(n, n)`` matrix, diagonal for ``covariance="diag"``) and
         ``precision`` (as the family stores it: ``(n, n)``, or ``(n,)`` for "diag") of
-        the final ``q``.
+        the final ``q``; with ``restarts``, also ``runs``.
 
     See Also
     --------
@@ -258,14 +276,32 @@ def minimize(
     better draws lie far out), which the running sum of raw Hessian estimates
     rarely allows.
 
-    The same solver fits :class:`~skvan.VANLogisticRegression`; here the objective
-    is the user's function and expectations are Monte Carlo, so no line search is
-    used; instead each step is a trust region in ``q``'s own metric: ``beta_t`` is
-    halved for the whole step until ``sqrt(d^T P d) <= 2 sqrt(n)``. On the
-    paper's Figure 1 (``f(x) = -sinc(x - 1)``, start ``-3.2``, ``sigma0=1.5``),
-    Newton's method stops in the local minimum at ``-3.48``; zero-order VAN with
-    20 draws per iteration reaches the global one at 1 in 99 of 100 seeds
-    (``tests/test_optimize.py``, ``examples/plot_sinc.py``).
+    The same solver fits :class:`~skvan.VANLogisticRegression`. Each step is
+    safeguarded by halving ``beta_t`` for the whole step (precision and mean):
+
+    - under quadrature, until ``E_q[f]`` does not increase;
+    - with Monte Carlo, whose values cannot be compared, until the mean step is
+      within a trust region ``sqrt(d^T M d) <= 2 sqrt(n)``: ``M`` the precision
+      of the ``q`` that was sampled for the zero-order oracle (values describe
+      ``f`` only where ``q`` looked), the first precision with derivatives (a
+      local model of ``f`` backs the step; a radius shrinking with ``q`` let the
+      growing schedule outrun the mean in Rosenbrock's valley).
+
+    Under quadrature the precision is kept above its start, ``P >= P_0``
+    (projection of each update onto that set): where ``f`` is concave on average
+    over ``q`` the update would lower the precision, and ``q`` could widen
+    without bound while its mean drifts. ``sigma0`` is thus also the widest
+    ``q`` gets. Monte Carlo curvature is not projected so: the projection would
+    clip only its negative noise and shrink ``q`` too early.
+
+    On the paper's Figure 1 (``f(x) = -sinc(x - 1)``, start ``-3.2``,
+    ``sigma0=1.5``) Newton's method stops in the local minimum at ``-3.48``; with
+    each of the three oracles the default reaches the global one at 1, from
+    every start in ``[-5, -2]`` (``tests/test_optimize_explore.py``,
+    ``examples/plot_sinc.py``). With Monte Carlo expectations (20 draws,
+    constant ``beta``) the zero-order oracle does in 99 of 100 seeds, the
+    derivative oracles in 56 to 73: sampled Hessians under a wide ``q`` are
+    mostly noise.
 
     References
     ----------
