@@ -141,3 +141,29 @@ def test_quadrature_refuses_what_it_cannot_do():
         minimize(sinc, [0.0], expectation="quadrature", n_mc_samples=10)
     with pytest.raises(ValueError, match="beta_growth"):
         minimize(rosen, np.zeros(3), fitness_shaping=True, beta_growth=1.5)
+
+
+def test_cumulative_scale_is_neutral_under_random_selection():
+    """Utilities assigned at random: the path has the length of a standard normal
+    vector on average, and the scale does a random walk without drift (mean log
+    change per step within 0.1 of its spread)."""
+    from skvan.expectations import CumulativeScale, rank_utilities
+
+    n, rng = 6, np.random.RandomState(0)
+    csa = CumulativeScale(n, beta=1.0)
+    changes = []
+    for _ in range(4000):
+        Z = rng.standard_normal((5, n))
+        Zs = np.vstack([Z, -Z])
+        u = rank_utilities(rng.standard_normal(10))
+        changes.append(-0.5 * np.log1p(csa.update(Zs, u)))  # the log-scale change delta
+    changes = np.array(changes[200:])
+    assert abs(changes.mean()) < 0.1 * changes.std()
+
+
+def test_fitness_shaping_widens_q_on_a_linear_slope():
+    """On f(x) = x_0 every step points the same way: cumulative step-size
+    adaptation must grow q (the evolution strategies' linear-function test)."""
+    res = minimize(lambda x: float(x[0]), np.zeros(4), max_iter=40, random_state=0)
+    assert np.sqrt(np.trace(res.covariance) / 4) > 10.0
+    assert res.x[0] < -10.0

@@ -32,15 +32,22 @@ class MonteCarlo(ExpectationEstimator):
         the whitened shaped curvature (its trace part): the global scale of ``q``
         then adapts ``scale_rate`` times as fast as its shape. For a diagonal
         family every variance is a scale, and the whole curvature gets it.
+    scale_path : CumulativeScale or None, default=None
+        With ``fitness_shaping`` and a full family, set the global scale of ``q``
+        from the length of the path of its mean steps instead (cumulative
+        step-size adaptation, :class:`CumulativeScale`); ``scale_rate`` is then
+        unused.
     """
 
     deterministic = False
 
-    def __init__(self, n_mc_samples=10, fitness_shaping=False, mean_rate=1.0, scale_rate=1.0):
+    def __init__(self, n_mc_samples=10, fitness_shaping=False, mean_rate=1.0, scale_rate=1.0,
+                 scale_path=None):
         self.n_mc_samples = n_mc_samples
         self.fitness_shaping = fitness_shaping
         self.mean_rate = mean_rate
         self.scale_rate = scale_rate
+        self.scale_path = scale_path
 
     def __call__(self, objective, family, hessian="exact", random_state=None):
         if random_state is None:
@@ -123,7 +130,10 @@ class MonteCarlo(ExpectationEstimator):
             C = family.unwhiten(family.unwhiten(w))
         else:
             W = (Zs.T * v) @ Zs - v.sum() * np.eye(n)
-            W[np.diag_indices(n)] += (self.scale_rate - 1.0) * np.trace(W) / n
+            if self.scale_path is None:
+                W[np.diag_indices(n)] += (self.scale_rate - 1.0) * np.trace(W) / n
+            else:
+                W[np.diag_indices(n)] += self.scale_path.update(Zs, -v) - np.trace(W) / n
             C = family.unwhiten(family.unwhiten(W).T)
         return Expectations(float(values.mean()), gradient, C)
 
@@ -158,6 +168,60 @@ class MonteCarlo(ExpectationEstimator):
             C = C + (np.diag(H) if family.diagonal else H)
         S = len(thetas)
         return Expectations(value / S, gradient / S, C / S)
+
+
+class CumulativeScale:
+    """Cumulative step-size adaptation (CSA) of ``q``'s global scale, as in CMA-ES.
+
+    The whitened mean steps ``zbar_t = sum_s u_s z_s`` (utilities ``u``; under
+    random selection, with antithetic pairs, ``zbar ~ N(0, v I)`` with
+    ``v = (lam sum w^2 - 1) / (lam - 1)``, ``w = u + 1/lam`` the selection
+    weights) are accumulated in a path ``p <- (1 - c) p + sqrt(c (2 - c) / v) zbar``
+    (CMA-ES has ``v = 1 / mu_eff``, ``mu_eff = 1 / sum w^2``, for independent
+    draws); a path longer than a
+    standard normal vector's expected length ``chi_n`` means consecutive steps
+    point the same way (``q`` too narrow), a shorter one that they cancel (too
+    wide). The scale then changes by ``sigma <- sigma exp(delta)``,
+    ``delta = (c / d) (|p| / chi_n - 1)``, with Hansen's default rates
+    ``c = (mu_eff + 2) / (n + mu_eff + 5)`` and damping
+    ``d = 1 + 2 max(0, sqrt((mu_eff - 1) / (n + 1)) - 1) + c``.
+
+    In VAN's terms this is the trace part of the whitened curvature: ``P``
+    scales by ``exp(-2 delta)``, so :meth:`update` returns
+    ``(exp(-2 delta) - 1) / beta_t`` for the solver's constant ``beta_t``. The
+    path is state: one object per run.
+
+    Parameters
+    ----------
+    n : int
+        Dimension.
+    beta : float
+        The solver's (constant) ``beta_t``.
+    """
+
+    def __init__(self, n, beta):
+        self.n = n
+        self.beta = beta
+        self.path = np.zeros(n)
+        self.chi = np.sqrt(n) * (1.0 - 1.0 / (4.0 * n) + 1.0 / (21.0 * n * n))
+
+    def update(self, Z, u):
+        """Advance the path with the whitened draws ``Z`` (antithetic: row ``s + lam/2``
+        is minus row ``s``) and their utilities ``u``; return the whitened
+        precision's diagonal shift."""
+        lam = len(u)
+        w = u + 1.0 / lam  # the selection weights (the baseline added back)
+        mu_eff = 1.0 / float(np.sum(w**2))
+        c = (mu_eff + 2.0) / (self.n + mu_eff + 5.0)
+        d = 1.0 + 2.0 * max(0.0, np.sqrt((mu_eff - 1.0) / (self.n + 1.0)) - 1.0) + c
+        # Under random selection sum_s u_s z_s has variance (lam sum w^2 - 1) / (lam - 1)
+        # per coordinate with antithetic pairs (a pair both selected cancels),
+        # not 1 / mu_eff: normalised by the latter, the path came out short and q
+        # shrank by 4% per step with nothing selected.
+        spread = (lam * float(np.sum(w**2)) - 1.0) / (lam - 1.0)
+        self.path = (1.0 - c) * self.path + np.sqrt(c * (2.0 - c) / spread) * (Z.T @ u)
+        delta = (c / d) * (np.linalg.norm(self.path) / self.chi - 1.0)
+        return float(np.expm1(-2.0 * delta) / self.beta)
 
 
 def rank_utilities(values):
