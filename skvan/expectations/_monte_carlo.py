@@ -62,7 +62,45 @@ class MonteCarlo(ExpectationEstimator):
         return self._generic(objective, family, thetas, hessian)
 
     def _function(self, objective, family, hessian, rng):
-        """The three oracles on antithetic pairs ``mean +- A z`` (``A A^T = Sigma``).
+        """The three oracles on antithetic pairs ``mean +- A z`` (``A A^T = Sigma``):
+        :meth:`draw`, ``objective`` at the points, :meth:`combine`."""
+        Z, plus, minus = self.draw(family, rng)
+        order = objective.order
+        if order == 0 and not self.fitness_shaping:
+            f0 = objective.values(family.mean[None])
+            values, grads, hessians = np.concatenate(
+                [f0, objective.values(plus), objective.values(minus)]), None, None
+        elif order == 0:
+            values = np.concatenate([objective.values(plus), objective.values(minus)])
+            grads = hessians = None
+        else:
+            points = np.vstack([plus, minus])
+            values, grads = objective.values_gradients(points)
+            hessians = (objective.hessians(points)
+                        if order == 2 and hessian != "gauss_newton" else None)
+        return self.combine(family, Z, order, values, grads, hessians, hessian)
+
+    def draw(self, family, rng):
+        """``Z`` (``n_mc_samples // 2`` standard normal rows) and the antithetic
+        points ``mean + A z`` and ``mean - A z``."""
+        half = max(1, self.n_mc_samples // 2)
+        Z = rng.standard_normal((half, family.n_params))
+        E = family.scale_noise(Z)
+        return Z, family.mean + E, family.mean - E
+
+    def points(self, family, rng, order):
+        """The points at which an iteration needs ``f`` (in the order
+        :meth:`combine` reads the values): ``mean`` first for the raw zero-order
+        estimator (its baseline), then the ``+`` draws, then the ``-`` draws.
+        Returns ``(Z, points)``."""
+        Z, plus, minus = self.draw(family, rng)
+        parts = [plus, minus]
+        if order == 0 and not self.fitness_shaping:
+            parts.insert(0, family.mean[None])
+        return Z, np.vstack(parts)
+
+    def combine(self, family, Z, order, values, grads=None, hessians=None, hessian="exact"):
+        """:class:`Expectations` from the oracle's answers at :meth:`points`.
 
         - order 2: averages of ``grad f`` and ``hess f`` (or ``g g^T``).
         - order 1: ``E[grad f]`` averaged; ``E[hess f] = Sigma^-1 E[(theta - mu) grad f^T]``
@@ -71,19 +109,14 @@ class MonteCarlo(ExpectationEstimator):
           ``s = (f(mu + A z) + f(mu - A z)) / 2 - f(mu)``: ``E[grad f] = L E[z d]``
           and ``E[hess f] = L E[(z z^T - I) s] L^T`` (Gaussian score-function
           identities; antithetic pairs and the baseline remove the constant and
-          odd parts of the noise).
+          odd parts of the noise). With ``fitness_shaping``: :meth:`_shaped`.
         """
-        half = max(1, self.n_mc_samples // 2)
-        Z = rng.standard_normal((half, family.n_params))
-        E = family.scale_noise(Z)
-        mu = family.mean
-        plus, minus = mu + E, mu - E
+        half = Z.shape[0]
         diag = family.diagonal
-        if objective.order == 0 and self.fitness_shaping:
-            return self._shaped(objective, family, Z, plus, minus)
-        if objective.order == 0:
-            f0 = objective.values(mu[None])[0]
-            fp, fm = objective.values(plus), objective.values(minus)
+        if order == 0 and self.fitness_shaping:
+            return self._shaped(family, Z, values)
+        if order == 0:
+            f0, fp, fm = values[0], values[1:half + 1], values[half + 1:]
             d, s = 0.5 * (fp - fm), 0.5 * (fp + fm) - f0
             gradient = family.unwhiten(Z.T @ d / half)
             if diag:
@@ -92,14 +125,11 @@ class MonteCarlo(ExpectationEstimator):
                 W = (Z.T * s) @ Z / half - s.mean() * np.eye(family.n_params)
                 C = family.unwhiten(family.unwhiten(W).T)
             return Expectations(float(0.5 * (fp + fm).mean()), gradient, C)
-        points = np.vstack([plus, minus])
-        values, grads = objective.values_gradients(points)
         gradient = grads.mean(0)
         if hessian == "gauss_newton":
             C = (grads**2).mean(0) if diag else grads.T @ grads / len(grads)
-        elif objective.order == 2:
-            H = objective.hessians(points)
-            C = np.einsum("kii->i", H) / len(H) if diag else H.mean(0)
+        elif order == 2:
+            C = np.einsum("kii->i", hessians) / len(hessians) if diag else hessians.mean(0)
         else:
             W = Z.T @ (0.5 * (grads[:half] - grads[half:])) / half
             if diag:
@@ -109,9 +139,10 @@ class MonteCarlo(ExpectationEstimator):
                 C = 0.5 * (C + C.T)
         return Expectations(float(values.mean()), gradient, C)
 
-    def _shaped(self, objective, family, Z, plus, minus):
+    def _shaped(self, family, Z, values):
         """Zero order with fitness shaping: the score-function identities applied
-        to the utilities ``v = -u`` of the values' ranks instead of the values.
+        to the utilities ``v = -u`` of the values' ranks instead of the values
+        (``values`` at the ``+`` draws, then the ``-`` draws).
 
         With ``Z`` the whitened draws of both signs, ``E[grad] = L E[z v]`` and
         ``E[hess] = L E[(z z^T - I) v] L^T``: the VAN step then is the
@@ -119,7 +150,6 @@ class MonteCarlo(ExpectationEstimator):
         with ``G = sum_s u_s (z_s z_s^T - I)``. Invariant to any increasing
         transformation of ``f``.
         """
-        values = np.concatenate([objective.values(plus), objective.values(minus)])
         Zs = np.vstack([Z, -Z])
         v = -rank_utilities(values)
         gradient = self.mean_rate * family.unwhiten(Zs.T @ v)

@@ -153,23 +153,32 @@ class VANSolver:
                 if not self.compute_expectations():
                     self.status = "diverged"
                     break
-                self.take_step()
-                if self.check_convergence():
-                    self.status = "converged"
+                if self.advance():
                     break
-                if self.stalled():
-                    self.status = "stalled"
-                    break
-                if self.callback is not None:
-                    try:
-                        self.callback(self)
-                    except StopIteration:
-                        self.status = "stopped"
-                        break
             # What the fitted attributes read, under the same BLAS threads as the
             # loop: the result is then bit-identical wherever it runs (joblib workers).
             self.family.finalize()
         return self.finalize()
+
+    def advance(self):
+        """The rest of an iteration once ``expect`` is set: the step, the
+        convergence and stall tests, the callback. Returns True (with ``status``
+        set) when the run ends here. The loop of :meth:`solve` and the ask/tell
+        driver :class:`skvan.optimize.VANOptimizer` both call it."""
+        self.take_step()
+        if self.check_convergence():
+            self.status = "converged"
+            return True
+        if self.stalled():
+            self.status = "stalled"
+            return True
+        if self.callback is not None:
+            try:
+                self.callback(self)
+            except StopIteration:
+                self.status = "stopped"
+                return True
+        return False
 
     def _blas_threads(self):
         X = getattr(self.f, "X", None)
