@@ -15,7 +15,7 @@ from .linear_model import (
     van_enet_path,
     van_lasso_path,
 )
-from .optimize import minimize
+from .optimize import VANOptimizer, minimize
 
 __version__ = "0.1.0"
 
@@ -26,6 +26,7 @@ __all__ = [
     "VANLassoCV",
     "VANLassoRegressor",
     "VANLogisticRegression",
+    "VANOptimizer",
     "__version__",
     "minimize",
     "van_enet_path",

@@ -370,14 +370,10 @@ def minimize(
     return best
 
 
-def _run(fun, jac, hess, x0, box, kw, tol, callback, rng, restart):
-    """One VAN run from ``x0`` (the ``restart``-th: its population, or under
-    quadrature its ``sigma0``, doubled that many times); an OptimizeResult with
-    this run's counts."""
+def _build_solver(objective, x0, box, kw, tol, callback, rng, restart=0):
+    """The :class:`VANSolver` of one run of :func:`minimize` (and of
+    :class:`VANOptimizer`) on ``objective`` from ``x0``."""
     n = x0.shape[0]
-    order = 0 if jac is None else (2 if hess is not None else 1)
-    objective = FunctionObjective(fun, n, jac=jac, hess=hess, vectorized=kw["vectorized"],
-                                  n_jobs=kw["n_jobs"])
     sigma0 = kw["sigma0"] * (2.0**restart if kw["expectation"] == "quadrature" else 1.0)
     scale = np.ones(n) if box is None else box.derivatives(x0)[0]
     # sigma0 in x's units at x0: sd_u = sigma0 / T'(u0), at most 2 sigma0 + 4 logits.
@@ -390,8 +386,8 @@ def _run(fun, jac, hess, x0, box, kw, tol, callback, rng, restart):
     # noise and bias q towards shrinking.
     family = make_family(kw["covariance"], x0, precision,
                          floor=precision if kw["expectation"] == "quadrature" else None)
-    expectation, beta, step = _estimator(n, order, kw, precision, 2**restart)
-    solver = VANSolver(
+    expectation, beta, step = _estimator(n, objective.order, kw, precision, 2**restart)
+    return VANSolver(
         objective, expectation, family, objective="vo",
         schedule=GeometricSchedule(beta, kw["beta_growth"]), hessian=kw["hessian"],
         step=step, stop=MeanContraction(1e-6 if tol is None else tol, min_scale=kw["sigma0"],
@@ -399,6 +395,16 @@ def _run(fun, jac, hess, x0, box, kw, tol, callback, rng, restart):
         max_iter=int(kw["max_iter"]), random_state=rng, verbose=kw["verbose"],
         callback=callback,
     )
+
+
+def _run(fun, jac, hess, x0, box, kw, tol, callback, rng, restart):
+    """One VAN run from ``x0`` (the ``restart``-th: its population, or under
+    quadrature its ``sigma0``, doubled that many times); an OptimizeResult with
+    this run's counts."""
+    objective = FunctionObjective(fun, x0.shape[0], jac=jac, hess=hess,
+                                  vectorized=kw["vectorized"], n_jobs=kw["n_jobs"])
+    solver = _build_solver(objective, x0, box, kw, tol, callback, rng, restart)
+    family = solver.family
     result = solver.solve()
     status, message = _STATUS[result.status]
     x = family.mean.copy() if box is None else box.forward(family.mean)
@@ -611,3 +617,255 @@ def _cov(family, box=None):
         return cov
     d1 = box.derivatives(family.mean)[0]
     return d1[:, None] * cov * d1[None, :]
+
+
+def _told(*args):
+    """Placeholder oracle of :class:`VANOptimizer`: its evaluations come through
+    ``tell`` (a module-level function, so that the optimiser pickles)."""
+    raise RuntimeError("VANOptimizer evaluates nothing itself: pass the values to tell().")
+
+
+class VANOptimizer:
+    """VAN as an ask/tell optimiser: a loop the user owns evaluates ``f``.
+
+    The same solver as :func:`minimize` (its Monte Carlo path, with the same
+    defaults), driven one iteration at a time: :meth:`ask` returns the points at
+    which this iteration needs ``f`` (draws of ``q = N(mean, covariance)`` in
+    antithetic pairs, preceded by the mean for the raw zero-order estimator),
+    :meth:`tell` takes what the user measured there and makes the VAN step::
+
+        opt = VANOptimizer(x0, order=1, random_state=0)
+        while not opt.stop:
+            X = opt.ask()
+            opt.tell([f(x) for x in X], [grad(x) for x in X])
+
+    With the same arguments and seed this reproduces :func:`minimize` bit for
+    bit (``expectation="mc"``). The user may evaluate on a minibatch, a
+    simulator or a network in any framework; the values then are noisy
+    estimates of ``f``, as are Monte Carlo expectations anyway.
+
+    Parameters
+    ----------
+    x0 : array-like of shape (n,)
+        Initial mean of ``q``.
+    order : {0, 1, 2}, default=0
+        What :meth:`tell` receives: values (0), values and gradients (1), values,
+        gradients and Hessians (2; with ``hessian="gauss_newton"`` gradients
+        suffice).
+    sigma0 : float, default=1.0
+        Initial standard deviation of ``q``, ``> 0`` (as in :func:`minimize`).
+    beta : float, default=1.0
+        Step size ``beta_0 > 0``.
+    beta_growth : float or None, default=None
+        ``beta_t = beta * beta_growth**t``, ``>= 1``; None: 1.2, or 1 with
+        fitness shaping.
+    covariance : {"full", "diag"}, default="full"
+        Full or diagonal covariance (VAN-D; with ``order=1`` and
+        ``hessian="gauss_newton"``, sVAG-D).
+    hessian : {"exact", "gauss_newton"}, default="exact"
+        Expected Hessian, or ``E[g g^T]`` from the told gradients (VAG).
+    n_mc_samples : int or None, default=None
+        Draws per iteration, ``>= 2`` (pairs); None as in :func:`minimize`.
+    fitness_shaping : bool or "auto", default="auto"
+        Ranks instead of values (``order=0`` only); "auto": for ``n >= 2``.
+    tol : float or None, default=None
+        Convergence tolerance on the mean, ``>= 0``; None is 1e-6.
+    max_iter : int, default=500
+        Iterations before the run stops (with a ``ConvergenceWarning``), ``>= 1``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the draws.
+
+    Attributes
+    ----------
+    mean : ndarray of shape (n,)
+        The mean of ``q`` (a copy).
+    covariance : ndarray of shape (n, n)
+        Its covariance (diagonal for ``covariance="diag"``).
+    precision : ndarray
+        Its precision as the family stores it.
+    n_iter : int
+        Completed iterations (calls of :meth:`tell`).
+    nfev, njev, nhev : int
+        Points told, with gradients, with Hessians.
+    status : {None, "converged", "stalled", "max_iter", "diverged"}
+        None while running.
+    stop : bool
+        Whether the run has ended (then :meth:`ask` raises).
+
+    See Also
+    --------
+    minimize : The same solver with the loop inside.
+
+    Notes
+    -----
+    Only Monte Carlo expectations: the Gauss-Hermite grid of :func:`minimize`
+    checks each step on ``E_q[f]`` at trial means, which would need more
+    evaluations than one ask per iteration. Steps are safeguarded by the
+    trust region of :func:`minimize`'s Monte Carlo path, which needs no
+    evaluation. The state (``q``, the random generator, the schedule, the
+    convergence test) is plain Python and numpy: an optimiser pickles between
+    ``tell`` and ``ask`` and resumes identically.
+
+    References
+    ----------
+    .. [1] M. E. Khan, W. Lin, V. Tangkaratt, Z. Liu and D. Nielsen, "Variational
+       Adaptive-Newton Method for Explorative Learning", AISTATS 2018.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skvan.optimize import VANOptimizer
+    >>> opt = VANOptimizer(np.zeros(2), order=1, random_state=0)
+    >>> while not opt.stop:
+    ...     X = opt.ask()
+    ...     _ = opt.tell(np.sum((X - 3.0) ** 2, axis=1), 2.0 * (X - 3.0))
+    >>> opt.status, np.round(opt.mean, 4)
+    ('converged', array([3., 3.]))
+    """
+
+    def __init__(self, x0, *, order=0, sigma0=1.0, beta=1.0, beta_growth=None, covariance="full",
+                 hessian="exact", n_mc_samples=None, fitness_shaping="auto", tol=None,
+                 max_iter=500, random_state=None):
+        if order not in (0, 1, 2):
+            raise ValueError(f"order must be 0, 1 or 2, got {order!r}.")
+        if tol is not None and not (isinstance(tol, Real) and tol >= 0):
+            raise ValueError(f"tol must be a number >= 0 or None, got {tol!r}.")
+        kw = dict(sigma0=sigma0, beta=beta, beta_growth=beta_growth, covariance=covariance,
+                  hessian=hessian, expectation="mc", n_mc_samples=n_mc_samples,
+                  fitness_shaping=fitness_shaping, max_iter=max_iter, restarts=0,
+                  vectorized=False, n_jobs=None, random_state=random_state, verbose=0)
+        validate_parameter_constraints(_OPTION_CONSTRAINTS, kw, caller_name="VANOptimizer")
+        x0 = _check_x0(x0)
+        jac = _told if order >= 1 else None
+        hess = _told if order == 2 else None
+        _resolve_auto(kw, jac, hess, x0.shape[0])
+        _check_oracles(jac, hess, kw)
+        self.order = order
+        self._objective = FunctionObjective(_told, x0.shape[0], jac=jac, hess=hess)
+        self._solver = _build_solver(self._objective, x0, None, kw, tol, None,
+                                     check_random_state(random_state))
+        self._solver.setup()
+        self._pending = None
+        self.status = None
+        self.n_iter = 0
+        self.nfev = self.njev = self.nhev = 0
+
+    @property
+    def stop(self):
+        return self.status is not None
+
+    @property
+    def mean(self):
+        return self._solver.family.mean.copy()
+
+    @property
+    def covariance(self):
+        return _cov(self._solver.family)
+
+    @property
+    def precision(self):
+        return self._solver.family.precision.copy()
+
+    def ask(self):
+        """Return the points at which this iteration needs ``f``.
+
+        Returns
+        -------
+        points : ndarray of shape (n_points, n)
+            Where to evaluate ``f`` (and its derivatives, by ``order``).
+        """
+        if self.stop:
+            raise RuntimeError(f"The run has ended (status {self.status!r}); read mean or result().")
+        if self._pending is not None:
+            raise RuntimeError("ask() again before tell(): tell the values at the last points first.")
+        solver = self._solver
+        with solver._blas_threads():
+            Z, points = solver.expectation.points(solver.family, solver.rng, self.order)
+        self._pending = (Z, points)
+        return points.copy()
+
+    def tell(self, values, gradients=None, hessians=None):
+        """Make the VAN step from ``f`` at the last :meth:`ask`'s points.
+
+        Parameters
+        ----------
+        values : array-like of shape (n_points,)
+            ``f`` at the points.
+        gradients : array-like of shape (n_points, n) or None, default=None
+            Its gradients; needed for ``order >= 1``.
+        hessians : array-like of shape (n_points, n, n) or None, default=None
+            Its Hessians; needed for ``order=2`` unless ``hessian="gauss_newton"``.
+
+        Returns
+        -------
+        self : VANOptimizer
+            The optimiser, one iteration further.
+        """
+        if self._pending is None:
+            raise RuntimeError("tell() without ask(): ask for the points first.")
+        Z, points = self._pending
+        k, n = points.shape
+        solver = self._solver
+        exact_hessians = self.order == 2 and solver.hessian != "gauss_newton"
+        values = _told_array("values", values, (k,))
+        gradients = _told_array("gradients", gradients, (k, n)) if self.order >= 1 else None
+        hessians = _told_array("hessians", hessians, (k, n, n)) if exact_hessians else None
+        self._pending = None
+        self.nfev += k
+        self.njev += k if self.order >= 1 else 0
+        self.nhev += k if exact_hessians else 0
+        with solver._blas_threads():
+            solver.iteration = self.n_iter
+            solver.batch, fraction = solver.batches_.next()
+            solver.n_data_passes += fraction
+            solver.expect = solver.expectation.combine(
+                solver.family, Z, self.order, values, gradients, hessians, solver.hessian)
+            C = solver.expect.curvature
+            if not (np.isfinite(solver.expect.value) and np.all(np.isfinite(solver.expect.gradient))
+                    and np.all(np.isfinite(C))):
+                self.status = "diverged"
+            elif solver.advance():
+                self.status = solver.status
+            self.n_iter = solver.n_iter if self.status != "diverged" else self.n_iter
+            if self.status is None and self.n_iter >= solver.max_iter:
+                self.status = "max_iter"
+                warn_user(f"VANOptimizer did not converge in max_iter={solver.max_iter} "
+                          "iterations; create it with a larger max_iter.", ConvergenceWarning)
+            if self.stop:
+                solver.family.finalize()
+        return self
+
+    def result(self):
+        """Return the run so far as :func:`minimize` reports it.
+
+        Returns
+        -------
+        result : scipy.optimize.OptimizeResult
+            ``x`` (the mean), ``fun`` (the last estimate of ``E_q[f]``: no extra
+            evaluation at the mean), ``nit``, ``nfev``, ``njev``, ``nhev``,
+            ``success``, ``status`` (-1 while running), ``message``,
+            ``covariance`` and ``precision``.
+        """
+        status, message = _STATUS.get(self.status, (-1, "Running."))
+        solver = self._solver
+        return OptimizeResult(
+            x=self.mean, fun=float(solver.expect.value) if hasattr(solver, "expect") else np.nan,
+            nit=self.n_iter, nfev=self.nfev, njev=self.njev, nhev=self.nhev,
+            success=status == 0, status=status, message=message,
+            covariance=self.covariance, precision=self.precision,
+        )
+
+
+def _told_array(name, value, shape):
+    """What ``tell`` received as a finite float64 array of ``shape``, or a ValueError."""
+    if value is None:
+        raise ValueError(f"tell() needs {name} of shape {shape} for this optimiser's order.")
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be real numbers of shape {shape}: {exc}") from None
+    if a.shape != shape:
+        raise ValueError(f"{name} must have shape {shape} (one per asked point), got {a.shape}.")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} contain NaN or inf.")
+    return a
