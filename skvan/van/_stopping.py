@@ -96,20 +96,10 @@ class PassChange:
     ----------
     tol : float, default=1e-5
         Relative tolerance, ``>= 0``.
-    min_scale : float, default=1e-12
-        The scale ``tol`` is relative to when ``|mu|_inf`` is smaller: a mean
-        converging to 0 could otherwise never pass (``skvan.minimize`` uses
-        ``sigma0``, the scale of its search).
-    transform : callable or None, default=None
-        Measure the mean as ``transform(mu)`` (``skvan.minimize`` with bounds: the
-        point in the box, whose change vanishes as the unbounded ``mu`` runs to
-        infinity towards an optimum on a bound).
     """
 
-    def __init__(self, tol=1e-5, min_scale=1e-12, transform=None):
+    def __init__(self, tol=1e-5):
         self.tol = tol
-        self.min_scale = min_scale
-        self.transform = transform
 
     def reset(self):
         """Forget a previous run."""
