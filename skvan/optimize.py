@@ -14,10 +14,13 @@ from .expectations import CumulativeScale, GaussHermiteGrid, MonteCarlo
 from .objectives import FunctionObjective
 from .objectives._bounds import BoxTransform
 from .van import (
+    AveragingSchedule,
     BetaBacktrack,
+    FullStep,
     GeometricSchedule,
     MeanContraction,
     ObjectiveDecrease,
+    PassChange,
     TrustRegion,
     VANSolver,
     make_family,
@@ -671,7 +674,16 @@ class VANOptimizer:
     tol : float or None, default=None
         Convergence tolerance on the mean, ``>= 0``; None is 1e-6.
     max_iter : int, default=500
-        Iterations before the run stops (with a ``ConvergenceWarning``), ``>= 1``.
+        Iterations (with ``stochastic``: data passes, counted by ``tell``'s
+        ``fraction``) before the run stops with a ``ConvergenceWarning``, ``>= 1``.
+    stochastic : bool, default=False
+        The told values are noisy estimates of ``f`` (minibatches): sVAN, as the
+        estimators' ``batch_size`` runs, with
+        :class:`~skvan.van.AveragingSchedule` (curvature averaged with linearly
+        growing weights, mean steps ``2 / (t + 2)`` of a Newton step on it;
+        ``beta`` the exploration dial), unchecked steps, and
+        :class:`~skvan.van.PassChange` as the convergence test (the mean's change
+        over a data pass).
     random_state : int, RandomState instance or None, default=None
         Seeds the draws.
 
@@ -725,7 +737,7 @@ class VANOptimizer:
 
     def __init__(self, x0, *, order=0, sigma0=1.0, beta=1.0, beta_growth=None, covariance="full",
                  hessian="exact", n_mc_samples=None, fitness_shaping="auto", tol=None,
-                 max_iter=500, random_state=None):
+                 max_iter=500, stochastic=False, random_state=None):
         if order not in (0, 1, 2):
             raise ValueError(f"order must be 0, 1 or 2, got {order!r}.")
         if tol is not None and not (isinstance(tol, Real) and tol >= 0):
@@ -744,6 +756,14 @@ class VANOptimizer:
         self._objective = FunctionObjective(_told, x0.shape[0], jac=jac, hess=hess)
         self._solver = _build_solver(self._objective, x0, None, kw, tol, None,
                                      check_random_state(random_state))
+        self.stochastic = bool(stochastic)
+        if self.stochastic:
+            if kw["fitness_shaping"]:
+                raise ValueError("stochastic runs average curvature estimates; fitness_shaping "
+                                 "ranks them. Set fitness_shaping=False or use order >= 1.")
+            self._solver.schedule = AveragingSchedule(beta)
+            self._solver.step = FullStep()
+            self._solver.stop = PassChange(1e-5 if tol is None else tol)
         self._solver.setup()
         self._pending = None
         self.status = None
@@ -784,7 +804,7 @@ class VANOptimizer:
         self._pending = (Z, points)
         return points.copy()
 
-    def tell(self, values, gradients=None, hessians=None):
+    def tell(self, values, gradients=None, hessians=None, fraction=None):
         """Make the VAN step from ``f`` at the last :meth:`ask`'s points.
 
         Parameters
@@ -794,7 +814,15 @@ class VANOptimizer:
         gradients : array-like of shape (n_points, n) or None, default=None
             Its gradients; needed for ``order >= 1``.
         hessians : array-like of shape (n_points, n, n) or None, default=None
-            Its Hessians; needed for ``order=2`` unless ``hessian="gauss_newton"``.
+            Its Hessians, or the curvature the user computes in their place
+            (a Gauss-Newton ``J^T J``; for VAG the sum of per-example gradients'
+            outer products); needed for ``order=2`` unless
+            ``hessian="gauss_newton"``. For ``covariance="diag"`` their diagonals,
+            shape ``(n_points, n)``, suffice.
+        fraction : float or None, default=None
+            The share of the data the values come from, in ``(0, 1]`` (a
+            minibatch of ``m`` of ``N`` rows: ``m / N``); data passes count by
+            it. None is 1.
 
         Returns
         -------
@@ -809,14 +837,19 @@ class VANOptimizer:
         exact_hessians = self.order == 2 and solver.hessian != "gauss_newton"
         values = _told_array("values", values, (k,))
         gradients = _told_array("gradients", gradients, (k, n)) if self.order >= 1 else None
-        hessians = _told_array("hessians", hessians, (k, n, n)) if exact_hessians else None
+        if exact_hessians:
+            diagonals = solver.family.diagonal and np.ndim(hessians) == 2
+            hessians = _told_array("hessians", hessians, (k, n) if diagonals else (k, n, n))
+        fraction = 1.0 if fraction is None else float(fraction)
+        if not 0.0 < fraction <= 1.0:
+            raise ValueError(f"fraction must be in (0, 1], got {fraction}.")
         self._pending = None
         self.nfev += k
         self.njev += k if self.order >= 1 else 0
         self.nhev += k if exact_hessians else 0
         with solver._blas_threads():
             solver.iteration = self.n_iter
-            solver.batch, fraction = solver.batches_.next()
+            solver.batch = solver.f
             solver.n_data_passes += fraction
             solver.expect = solver.expectation.combine(
                 solver.family, Z, self.order, values, gradients, hessians, solver.hessian)
@@ -827,10 +860,14 @@ class VANOptimizer:
             elif solver.advance():
                 self.status = solver.status
             self.n_iter = solver.n_iter if self.status != "diverged" else self.n_iter
-            if self.status is None and self.n_iter >= solver.max_iter:
+            # Iterations, or data passes for a stochastic run (round-off of summed
+            # fractions forgiven).
+            spent = solver.n_data_passes + 1e-9 if self.stochastic else self.n_iter
+            if self.status is None and spent >= solver.max_iter:
                 self.status = "max_iter"
-                warn_user(f"VANOptimizer did not converge in max_iter={solver.max_iter} "
-                          "iterations; create it with a larger max_iter.", ConvergenceWarning)
+                unit = "data passes" if self.stochastic else "iterations"
+                warn_user(f"VANOptimizer did not converge in max_iter={solver.max_iter} {unit}; "
+                          "create it with a larger max_iter.", ConvergenceWarning)
             if self.stop:
                 solver.family.finalize()
         return self

@@ -104,3 +104,53 @@ def test_noisy_minibatch_values_still_converge():
         R = X @ A[rows].T - b[rows]  # (points, rows)
         opt.tell(0.5 * np.mean(R**2, axis=1), R @ A[rows] / len(rows))
     np.testing.assert_allclose(opt.mean, np.linalg.lstsq(A, b, rcond=None)[0], atol=0.05)
+
+
+@pytest.mark.parametrize("curvature", ["hessian", "vag"])
+def test_stochastic_diagonal_run_keeps_improving_with_passes(curvature):
+    """sVAN-D driven from minibatches of 50 of 2,000 rows of a logistic
+    regression (the loss scaled to the full data). Diagonal curvature told either
+    as the minibatch Hessian's diagonal or as VAG's sum of per-example squared
+    gradients. The mean's distance to the full-data optimum at least halves from
+    pass 2 to pass 10 (measured: 3.4% to 0.7%, and 2.4% to 0.3% with VAG), and
+    ends within 2% of it."""
+    rng = np.random.RandomState(0)
+    n, p = 2000, 5
+    X = rng.standard_normal((n, p))
+    y = (X @ np.array([1.0, -1.0, 0.5, 0.0, 2.0]) + rng.logistic(size=n) > 0) * 2.0 - 1.0
+
+    def loss_parts(theta, rows):
+        a = X[rows] @ theta
+        s = 1.0 / (1.0 + np.exp(y[rows] * a))  # sigmoid(-y a)
+        scale = n / len(rows)
+        G = -(y[rows] * s)[:, None] * X[rows]  # per-example gradients
+        value = scale * np.sum(np.logaddexp(0.0, -y[rows] * a)) + 0.5 * theta @ theta
+        grad = scale * G.sum(0) + theta
+        if curvature == "hessian":
+            diag = scale * ((s * (1 - s))[:, None] * X[rows] ** 2).sum(0) + 1.0
+        else:
+            diag = scale * (G**2).sum(0) + 1.0
+        return value, grad, diag
+
+    from scipy.optimize import minimize as scipy_minimize
+    full = np.arange(n)
+    best = scipy_minimize(lambda t: loss_parts(t, full)[0], np.zeros(p),
+                          jac=lambda t: loss_parts(t, full)[1], method="BFGS", tol=1e-10).x
+    opt = VANOptimizer(np.zeros(p), order=2, covariance="diag", stochastic=True, n_mc_samples=2,
+                       sigma0=0.1, max_iter=10, random_state=0)
+    errors = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the budget ends the run
+        while not opt.stop:
+            for batch in np.array_split(rng.permutation(n), n // 50):
+                if opt.stop:
+                    break
+                T = opt.ask()
+                parts = [loss_parts(t, batch) for t in T]
+                opt.tell([q[0] for q in parts], [q[1] for q in parts], [q[2] for q in parts],
+                         fraction=len(batch) / n)
+            passes = round(opt._solver.n_data_passes)
+            errors[passes] = np.linalg.norm(opt.mean - best) / np.linalg.norm(best)
+    assert opt.status == "max_iter"
+    assert errors[10] < 0.5 * errors[2]
+    assert errors[10] < 0.02, errors

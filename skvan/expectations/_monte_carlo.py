@@ -128,15 +128,18 @@ class MonteCarlo(ExpectationEstimator):
         gradient = grads.mean(0)
         if hessian == "gauss_newton":
             C = (grads**2).mean(0) if diag else grads.T @ grads / len(grads)
+        elif order == 2 and diag:
+            # Hessians, or only their diagonals (n_points, n) for a diagonal family.
+            C = hessians.mean(0) if hessians.ndim == 2 else np.einsum("kii->i", hessians) / len(hessians)
         elif order == 2:
-            C = np.einsum("kii->i", hessians) / len(hessians) if diag else hessians.mean(0)
+            C = hessians.mean(0)
+        elif diag:
+            # The diagonal of L Z^T D / half without forming the n x n product.
+            C = family.unwhiten((Z * (0.5 * (grads[:half] - grads[half:]))).sum(0) / half)
         else:
             W = Z.T @ (0.5 * (grads[:half] - grads[half:])) / half
-            if diag:
-                C = family.unwhiten(np.diag(W))
-            else:
-                C = family.unwhiten(W)
-                C = 0.5 * (C + C.T)
+            C = family.unwhiten(W)
+            C = 0.5 * (C + C.T)
         return Expectations(float(values.mean()), gradient, C)
 
     def _shaped(self, family, Z, values):
