@@ -252,6 +252,12 @@ class CumulativeScale:
         # not 1 / mu_eff: normalised by the latter, the path came out short and q
         # shrank by 4% per step with nothing selected.
         spread = (lam * float(np.sum(w**2)) - 1.0) / (lam - 1.0)
+        if spread <= 1e-12:
+            # Every draw tied (a plateau of f): no step to accumulate. Widen q
+            # as CMA-ES does on flat fitness, sigma * exp(0.2 + c / d), to find
+            # where f changes.
+            delta = 0.2 + c / d
+            return float(np.expm1(-2.0 * delta) / self.beta)
         self.path = (1.0 - c) * self.path + np.sqrt(c * (2.0 - c) / spread) * (Z.T @ u)
         delta = (c / d) * (np.linalg.norm(self.path) / self.chi - 1.0)
         return float(np.expm1(-2.0 * delta) / self.beta)
