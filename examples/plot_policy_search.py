@@ -1,6 +1,6 @@
 """
 Exploring in parameter space: the paper's Figure 4 on MountainCarContinuous
-============================================================================
+===========================================================================
 
 Khan et al. (2018), Figure 4: VAN's Gaussian over a policy's parameters explores
 by trying whole policies, where policy-gradient methods add noise to each

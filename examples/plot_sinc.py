@@ -1,6 +1,6 @@
 """
 Stepping over a local minimum: the paper's Figure 1, with every oracle
-=====================================================================
+======================================================================
 
 Khan et al. (2018), Figure 1: minimise a sinc function from ``theta_0 = -3.2``.
 Gradient and Hessian there point to the local minimum at ``-3.48``, where
