@@ -12,6 +12,7 @@ from ._compat import Interval, StrOptions, validate_parameter_constraints, valid
 from ._warnings import warn_user
 from .expectations import CumulativeScale, GaussHermiteGrid, MonteCarlo
 from .objectives import FunctionObjective
+from .objectives._function import _shaped
 from .objectives._bounds import BoxTransform
 from .van import (
     AveragingSchedule,
@@ -897,12 +898,7 @@ def _told_array(name, value, shape):
     """What ``tell`` received as a finite float64 array of ``shape``, or a ValueError."""
     if value is None:
         raise ValueError(f"tell() needs {name} of shape {shape} for this optimiser's order.")
-    try:
-        a = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be real numbers of shape {shape}: {exc}") from None
-    if a.shape != shape:
-        raise ValueError(f"{name} must have shape {shape} (one per asked point), got {a.shape}.")
+    a = _shaped(name, value, shape, role="be")  # one per asked point
     if not np.all(np.isfinite(a)):
         raise ValueError(f"{name} contain NaN or inf.")
     return a

@@ -68,7 +68,7 @@ def test_the_protocol_is_checked():
         opt.ask()
     with pytest.raises(ValueError, match="gradients of shape"):
         opt.tell(np.zeros(len(X)))
-    with pytest.raises(ValueError, match=r"values must have shape \(6,\)"):
+    with pytest.raises(ValueError, match=r"values must be an array of shape \(6,\)"):
         opt.tell(np.zeros(5), np.zeros((6, 2)))
     with pytest.raises(ValueError, match="NaN or inf"):
         opt.tell(np.r_[np.nan, np.zeros(5)], np.zeros((6, 2)))

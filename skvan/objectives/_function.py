@@ -130,14 +130,15 @@ def _scalar(name, value):
     return float(a.reshape(()))
 
 
-def _shaped(name, value, shape):
-    """``value`` as a float64 array of ``shape``, or a ValueError naming ``name``."""
+def _shaped(name, value, shape, role="return"):
+    """``value`` as a float64 array of ``shape``, or a ValueError naming ``name``
+    (which must ``role`` it: "return" for a user's callable, "be" for an argument)."""
     try:
         a = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must return real numbers of shape {shape}: {exc}") from None
+        raise ValueError(f"{name} must {role} real numbers of shape {shape}: {exc}") from None
     if a.shape != shape:
-        raise ValueError(f"{name} must return an array of shape {shape}, got shape {a.shape}.")
+        raise ValueError(f"{name} must {role} an array of shape {shape}, got shape {a.shape}.")
     return a
 
 
