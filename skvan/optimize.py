@@ -228,8 +228,9 @@ def minimize(
         ``beta_t = beta * 3 (3 + log n) / (5 n sqrt(n))`` for the shape of the
         precision (xNES), ``beta`` for the mean, and for its global scale
         CMA-ES's cumulative step-size adaptation (``covariance="full"``) or
-        SNES's rate ``beta * (3 + log n) / (5 sqrt(n))`` ("diag") (Notes). Much more robust on
-        ill-conditioned or multimodal ``f`` (``benchmarks/bench_minimize.py``).
+        SNES's rate ``beta * (3 + log n) / (5 sqrt(n))`` ("diag") (Notes). Much
+        more robust on ill-conditioned or multimodal ``f``
+        (``benchmarks/bench_minimize.py``).
         "auto" uses it for the zero-order oracle in ``n >= 2`` dimensions unless
         ``beta_growth`` is set; ``False`` keeps the paper's raw estimator.
     max_iter : int, default=500
@@ -328,16 +329,20 @@ def minimize(
     --------
     >>> import numpy as np
     >>> from skvan import minimize
-    >>> res = minimize(lambda x: float(np.sum((x - 3.0) ** 2)), np.zeros(2),
-    ...                beta_growth=1.5, random_state=0)
+    >>> def f(x):
+    ...     return float(np.sum((x - 3.0) ** 2))
+    >>> res = minimize(f, np.zeros(2), random_state=0)  # from values alone
+    >>> res.success, np.round(res.x, 4)
+    (True, array([3., 3.]))
+    >>> res = minimize(f, np.zeros(2), lambda x: 2.0 * (x - 3.0), random_state=0)
     >>> res.success, np.round(res.x, 4)
     (True, array([3., 3.]))
     """
     kw = _merge_options(options, dict(
         sigma0=sigma0, beta=beta, beta_growth=beta_growth, covariance=covariance, hessian=hessian,
         expectation=expectation, n_mc_samples=n_mc_samples, fitness_shaping=fitness_shaping,
-        max_iter=max_iter, restarts=restarts, vectorized=vectorized, n_jobs=n_jobs, random_state=random_state,
-        verbose=verbose))
+        max_iter=max_iter, restarts=restarts, vectorized=vectorized, n_jobs=n_jobs,
+        random_state=random_state, verbose=verbose))
     _check_scipy_call(method, constraints, args)
     fun, jac, hess = _with_args(fun, jac, hess, hessp, args)
     x0 = _check_x0(x0)
@@ -796,9 +801,11 @@ class VANOptimizer:
             Where to evaluate ``f`` (and its derivatives, by ``order``).
         """
         if self.stop:
-            raise RuntimeError(f"The run has ended (status {self.status!r}); read mean or result().")
+            raise RuntimeError(
+                f"The run has ended (status {self.status!r}); read mean or result().")
         if self._pending is not None:
-            raise RuntimeError("ask() again before tell(): tell the values at the last points first.")
+            raise RuntimeError(
+                "ask() again before tell(): tell the values at the last points first.")
         solver = self._solver
         with solver._blas_threads():
             Z, points = solver.expectation.points(solver.family, solver.rng, self.order)

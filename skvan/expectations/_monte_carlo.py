@@ -130,7 +130,8 @@ class MonteCarlo(ExpectationEstimator):
             C = (grads**2).mean(0) if diag else grads.T @ grads / len(grads)
         elif order == 2 and diag:
             # Hessians, or only their diagonals (n_points, n) for a diagonal family.
-            C = hessians.mean(0) if hessians.ndim == 2 else np.einsum("kii->i", hessians) / len(hessians)
+            C = (hessians.mean(0) if hessians.ndim == 2
+                 else np.einsum("kii->i", hessians) / len(hessians))
         elif order == 2:
             C = hessians.mean(0)
         elif diag:
