@@ -334,7 +334,7 @@ def minimize(
     >>> res = minimize(f, np.zeros(2), random_state=0)  # from values alone
     >>> res.success, np.round(res.x, 4)
     (True, array([3., 3.]))
-    >>> res = minimize(f, np.zeros(2), lambda x: 2.0 * (x - 3.0), random_state=0)
+    >>> res = minimize(f, np.zeros(2), jac=lambda x: 2.0 * (x - 3.0), random_state=0)
     >>> res.success, np.round(res.x, 4)
     (True, array([3., 3.]))
     """
