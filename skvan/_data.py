@@ -3,6 +3,13 @@
 
 Dense passes run over row blocks (:func:`~skvan._blocks.row_blocks`); sparse
 ones are single sparse products, whose temporaries are as sparse as the data.
+
+A dense float32 design stays float32: numpy's ``X @ v`` with a float64 ``v``
+would first copy all of ``X`` to float64 (twice its memory), so its products
+(:func:`dot`, :func:`tdot`) cast one row block at a time and compute in float64.
+The results are those of the float64 copy of the data, up to the order of the
+block sums. Sparse matrices are converted to float64 (scipy's products would
+copy them too).
 """
 
 import numpy as np
@@ -15,17 +22,46 @@ issparse = sp.issparse
 
 
 def as_design(X, fit_intercept):
-    """``X`` as float64 with a column of ones appended when ``fit_intercept``:
-    a new dense array, or a CSR matrix if ``X`` is sparse."""
+    """``X`` with a column of ones appended when ``fit_intercept``: a dense array
+    (float32 kept, anything else as float64), or a float64 CSR matrix if ``X`` is
+    sparse."""
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64)
         if fit_intercept:
             X = sp.hstack([X, np.ones((X.shape[0], 1))], format="csr")
         return X
-    X = np.asarray(X, dtype=np.float64)
+    dtype = np.float32 if getattr(X, "dtype", None) == np.float32 else np.float64
+    X = np.asarray(X, dtype=dtype)
     if fit_intercept:
-        return np.hstack([X, np.ones((X.shape[0], 1))])
+        return np.hstack([X, np.ones((X.shape[0], 1), dtype=dtype)])
     return X
+
+
+def _narrow(X):
+    """Whether ``X`` is a dense array of a float type narrower than float64."""
+    return isinstance(X, np.ndarray) and X.dtype != np.float64
+
+
+def dot(X, V):
+    """``X @ V`` in float64; a float32 ``X`` is cast one row block at a time."""
+    if not _narrow(X):
+        return X @ V
+    V = np.asarray(V, dtype=np.float64)
+    out = np.empty((X.shape[0],) + V.shape[1:])
+    for rows in row_blocks(*X.shape):
+        out[rows] = X[rows].astype(np.float64) @ V
+    return out
+
+
+def tdot(X, W):
+    """``X^T @ W`` in float64; a float32 ``X`` is cast one row block at a time."""
+    if not _narrow(X):
+        return X.T @ W
+    W = np.asarray(W, dtype=np.float64)
+    out = np.zeros((X.shape[1],) + W.shape[1:])
+    for rows in row_blocks(*X.shape):
+        out += X[rows].astype(np.float64).T @ W[rows]
+    return out
 
 
 def squared(X):
@@ -34,7 +70,12 @@ def squared(X):
 
 
 def row_squared_norms(X):
-    """``||x_i||^2`` for each row."""
+    """``||x_i||^2`` for each row (in float64)."""
+    if _narrow(X):
+        out = np.empty(X.shape[0])
+        for rows in row_blocks(*X.shape):
+            out[rows] = row_norms(X[rows].astype(np.float64), squared=True)
+        return out
     return row_norms(X, squared=True)
 
 
@@ -51,7 +92,7 @@ def column_abs_max(X):
     """``max_i |x_ij|`` for each column (0 for an empty or all-zero column)."""
     if sp.issparse(X):
         return np.asarray(abs(X).max(axis=0).todense()).ravel()
-    return np.maximum(X.max(axis=0, initial=0.0), -X.min(axis=0, initial=0.0))
+    return np.maximum(X.max(axis=0, initial=0.0), -X.min(axis=0, initial=0.0)).astype(np.float64)
 
 
 def weighted_column_squares(X, w, norm=None):
@@ -61,7 +102,8 @@ def weighted_column_squares(X, w, norm=None):
         return np.asarray(squared(Xn).T @ w).ravel()
     out = np.zeros(X.shape[1])
     for rows in row_blocks(*X.shape):
-        block = X[rows] if norm is None else X[rows] / norm
+        block = X[rows].astype(np.float64, copy=False)
+        block = block if norm is None else block / norm
         out += np.einsum("i,ij,ij->j", w[rows], block, block)
     return out
 
@@ -79,11 +121,12 @@ def gram(X, d):
     psd = bool(np.all(d >= 0))
     root = np.sqrt(d) if psd else None
     for rows in row_blocks(X.shape[0], p):
+        block = X[rows].astype(np.float64, copy=False)
         if psd:
-            Xd = X[rows] * root[rows, None]
+            Xd = block * root[rows, None]
             H += Xd.T @ Xd
         else:
-            H += X[rows].T @ (X[rows] * d[rows, None])
+            H += block.T @ (block * d[rows, None])
     return H
 
 
@@ -91,4 +134,6 @@ def scale_columns(X, factor):
     """``X * factor`` column-wise, as a new matrix (sparse stays sparse)."""
     if sp.issparse(X):
         return (X @ sp.diags(factor)).tocsr()
+    if np.all(np.frexp(factor)[0] == 0.5):  # powers of two (jacobi_column_scale): exact
+        return X * factor.astype(X.dtype, copy=False)
     return X * factor

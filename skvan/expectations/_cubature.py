@@ -33,7 +33,7 @@ import functools
 import numpy as np
 from scipy.special import logsumexp
 
-from .._data import issparse, squared
+from .._data import dot, issparse, squared
 from ..objectives import MultinomialObjective
 from ._base import LinearPredictorExpectation
 
@@ -212,11 +212,11 @@ def predictor_covariances(X, K, family):
     if family.diagonal:
         var = family.marginal_variance().reshape(K, p)
         idx = np.arange(K)
-        V[:, idx, idx] = np.asarray(squared(X) @ var.T)
+        V[:, idx, idx] = np.asarray(dot(squared(X), var.T))
         return V
     S = family.sigma
     for k in range(K):
-        XS = np.asarray(X @ S[k * p:(k + 1) * p, k * p:])  # x_i^T Sigma_{k, m >= k}
+        XS = np.asarray(dot(X, S[k * p:(k + 1) * p, k * p:]))  # x_i^T Sigma_{k, m >= k}
         for m in range(k, K):
             block = XS[:, (m - k) * p:(m - k + 1) * p]
             v = np.asarray(X.multiply(block).sum(axis=1)).ravel() if issparse(X) \

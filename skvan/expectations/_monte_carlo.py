@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .._data import dot
 from ..objectives import FunctionObjective, LinearModelObjective, MultinomialObjective
 from ._base import ExpectationEstimator, Expectations, assemble_linear
 
@@ -175,7 +176,7 @@ class MonteCarlo(ExpectationEstimator):
     def _linear(objective, family, thetas, hessian):
         """The per-sample averages over the draws pushed through ``X`` at once
         (``A = X Theta^T``), assembled like the deterministic estimators' integrals."""
-        A = objective.X @ thetas.T
+        A = dot(objective.X, thetas.T)
         d0, d1, d2 = objective.loss.loss_derivatives(objective.y[:, None], A)
         curvature = objective.loss.gauss_newton(d1, d2) if hessian == "gauss_newton" else d2
         per_sample = (d0.mean(axis=1), d1.mean(axis=1), curvature.mean(axis=1))

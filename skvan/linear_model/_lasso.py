@@ -12,6 +12,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._compat import Interval, _fit_context, validate_data
 from .._dask import reject_dask
+from .._data import dot
 from .._warnings import warn_user
 from ..objectives import (
     L1Penalty,
@@ -593,7 +594,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         else:
             self._check_streamable()
             family = self._family()
-        residual = y - f.X @ family.mean
+        residual = y - dot(f.X, family.mean)
         self._stream_rss += float(np.dot(sample_weight, residual**2))
         self._stream_weight += float(np.sum(sample_weight))
         self._stream_step(f, family, self._partial_rng, self.n_iter_)

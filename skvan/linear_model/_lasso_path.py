@@ -13,6 +13,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import _check_sample_weight
 
 from .._compat import Interval, _fit_context, validate_data, validate_params
+from .._data import dot, tdot
 from ._base import CHECK_X
 from ._enet import VANElasticNet
 from ._lasso import VANLassoRegressor, _check_single_target
@@ -23,7 +24,7 @@ def _alpha_grid(X, y, eps, n_alphas, sample_weight=None):
     max_j |x_j^T W y| / sum(w)`` (the smallest alpha with all coefficients zero, on
     the data as given) down to ``eps * alpha_max``."""
     w = np.ones(X.shape[0]) if sample_weight is None else sample_weight
-    alpha_max = float(np.max(np.abs(np.asarray(X.T @ (w * y)).ravel()))) / float(np.sum(w))
+    alpha_max = float(np.max(np.abs(np.asarray(tdot(X, w * y)).ravel()))) / float(np.sum(w))
     if alpha_max <= np.finfo(np.float64).resolution:
         return np.full(n_alphas, np.finfo(np.float64).resolution)
     return np.geomspace(alpha_max, alpha_max * eps, num=n_alphas)
@@ -34,8 +35,8 @@ def _dual_gap(X, y, coef, alpha, ridge=0.0):
     at ``coef``, as scikit-learn's coordinate descent reports it (its dual point
     is the residual, rescaled to be feasible)."""
     n = X.shape[0]
-    residual = y - np.asarray(X @ coef).ravel()
-    correlation = np.asarray(X.T @ residual).ravel() / n - ridge * coef
+    residual = y - np.asarray(dot(X, coef)).ravel()
+    correlation = np.asarray(tdot(X, residual)).ravel() / n - ridge * coef
     dual_norm = float(np.max(np.abs(correlation))) if coef.size else 0.0
     scale = alpha / dual_norm if dual_norm > alpha else 1.0
     r2 = float(residual @ residual) / n

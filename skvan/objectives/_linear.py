@@ -4,9 +4,11 @@ import numpy as np
 
 from .._data import (
     column_abs_max,
+    dot,
     gram,
     scale_columns,
     squared,
+    tdot,
     unit_variance_scale,
     weighted_column_squares,
 )
@@ -175,11 +177,11 @@ class LinearModelObjective(RowsObjective):
     # -- from per-sample derivatives to derivatives in theta --------------------
     def predictors(self, theta):
         """``X theta``."""
-        return self.X @ theta
+        return dot(self.X, theta)
 
     def data_gradient(self, raw_gradient):
         """Return ``X^T (multiplier * w * raw_gradient)``."""
-        return self.X.T @ (self.weights * raw_gradient)
+        return tdot(self.X, self.weights * raw_gradient)
 
     def data_curvature(self, raw_curvature, diagonal=False):
         """Return ``X^T diag(multiplier * w * raw_curvature) X``, or only its diagonal.
@@ -190,7 +192,7 @@ class LinearModelObjective(RowsObjective):
         if diagonal:
             if self._X_squared is None:
                 self._X_squared = squared(self.X)
-            return np.asarray(self._X_squared.T @ d).ravel()
+            return np.asarray(tdot(self._X_squared, d)).ravel()
         return gram(self.X, d)
 
     # -- least squares through the rows (squared loss) ---------------------------
@@ -201,11 +203,11 @@ class LinearModelObjective(RowsObjective):
 
     def smooth_value(self, theta):
         """The data term alone."""
-        return float(np.dot(self.weights, self.loss.loss(self.y, self.X @ theta)))
+        return float(np.dot(self.weights, self.loss.loss(self.y, dot(self.X, theta))))
 
     def smooth_gradient(self, theta):
         """The gradient of the data term alone."""
-        return self.data_gradient(self.loss.derivatives(self.y, self.X @ theta)[0])
+        return self.data_gradient(self.loss.derivatives(self.y, dot(self.X, theta))[0])
 
     def gram_block(self, idx):
         """``(X^T W X)[idx, idx]`` (squared loss: the Hessian of the data term)."""
@@ -213,25 +215,25 @@ class LinearModelObjective(RowsObjective):
 
     def gram_diagonal(self):
         """``diag(X^T W X)``."""
-        return np.asarray(squared(self.X).T @ self.weights).ravel()
+        return np.asarray(tdot(squared(self.X), self.weights)).ravel()
 
     # -- pointwise interface ------------------------------------------------------
     def value(self, theta):
-        a = self.X @ theta
+        a = dot(self.X, theta)
         return float(np.dot(self.weights, self.loss.loss(self.y, a))) + self.penalty.value(theta)
 
     def gradient(self, theta):
-        d1, _ = self.loss.derivatives(self.y, self.X @ theta)
+        d1, _ = self.loss.derivatives(self.y, dot(self.X, theta))
         return self.data_gradient(d1) + self.penalty.gradient(theta)
 
     def hessian(self, theta):
-        _, d2 = self.loss.derivatives(self.y, self.X @ theta)
+        _, d2 = self.loss.derivatives(self.y, dot(self.X, theta))
         return add_diagonal(self.data_curvature(d2), self.penalty.hessian_diag(theta))
 
     def gauss_newton(self, theta):
         """The loss's per-sample Gauss-Newton curvature (``loss.gauss_newton``: the
         per-example gradient outer products, or ``J^T J`` for a squared loss) plus
         the penalty's own curvature; positive semi-definite by construction."""
-        d1, d2 = self.loss.derivatives(self.y, self.X @ theta)
+        d1, d2 = self.loss.derivatives(self.y, dot(self.X, theta))
         return add_diagonal(self.data_curvature(self.loss.gauss_newton(d1, d2)),
                             self.penalty.hessian_diag(theta))

@@ -31,7 +31,7 @@ the curvature one class's coefficient gets where ``p = 1/2``.
 import numpy as np
 from scipy.special import logsumexp
 
-from .._data import gram, scale_columns, squared
+from .._data import dot, gram, scale_columns, squared, tdot
 from ._linear import RowsObjective, jacobi_column_scale
 from ._penalties import NoPenalty
 
@@ -157,11 +157,11 @@ class MultinomialObjective(RowsObjective):
     # -- from per-row derivatives in a to derivatives in theta ----------------------
     def predictors(self, theta):
         """``A = X W^T``, shape ``(n_samples, n_classes)``."""
-        return np.asarray(self.X @ theta.reshape(self.n_classes, -1).T)
+        return np.asarray(dot(self.X, theta.reshape(self.n_classes, -1).T))
 
     def data_gradient(self, G):
         """``sum_i w_i G_i (x) x_i`` for per-row gradients ``G`` ``(n, K)``."""
-        return np.asarray(self.X.T @ (self.weights[:, None] * G)).T.ravel()
+        return np.asarray(tdot(self.X, self.weights[:, None] * G)).T.ravel()
 
     def data_curvature(self, H, diagonal=False):
         """``sum_i w_i H_i (x) x_i x_i^T`` for per-row ``H`` ``(n, K, K)``: the
@@ -173,7 +173,7 @@ class MultinomialObjective(RowsObjective):
             if self._X_squared is None:
                 self._X_squared = squared(self.X)
             d = w[:, None] * np.einsum("ikk->ik", H)
-            return np.asarray(self._X_squared.T @ d).T.ravel()
+            return np.asarray(tdot(self._X_squared, d)).T.ravel()
         C = np.empty((K * p, K * p))
         for k in range(K):
             for m in range(k, K):
@@ -188,7 +188,7 @@ class MultinomialObjective(RowsObjective):
         free = np.arange(self.X.shape[1])
         if self._kappa is None:
             kappa = 0.25 * self.multiplier * np.asarray(
-                squared(self.X).T @ self.sample_weight).ravel()
+                tdot(squared(self.X), self.sample_weight)).ravel()
             self._kappa = np.where(kappa > 0, kappa, 1.0)
         return free, self._kappa
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._data import gram
+from .._data import gram, tdot
 from ._base import Objective
 from ._penalties import NoPenalty, add_diagonal
 
@@ -35,7 +35,7 @@ class QuadraticObjective(Objective):
     def from_data(cls, X, y, sample_weight=None, penalty=None):
         """Weighted least squares ``1/2 sum_i w_i (y_i - x_i^T theta)^2 + g(theta)``."""
         w = np.ones(X.shape[0]) if sample_weight is None else sample_weight
-        return cls(gram(X, w), np.asarray(X.T @ (w * y)).ravel(), 0.5 * float(np.dot(w * y, y)),
+        return cls(gram(X, w), np.asarray(tdot(X, w * y)).ravel(), 0.5 * float(np.dot(w * y, y)),
                    penalty)
 
     @classmethod

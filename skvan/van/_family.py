@@ -23,7 +23,7 @@ from scipy import linalg
 from scipy.linalg import blas, lapack
 
 from .._blocks import row_blocks
-from .._data import issparse, squared, unit_variance_scale
+from .._data import dot, issparse, squared, unit_variance_scale
 
 _EIG_FLOOR = 1e-12
 
@@ -253,7 +253,7 @@ class DiagonalGaussian(_Gaussian):
 
     def predictor_variance(self, X):
         """``sum_d x_id^2 / s_d`` for each row of ``X``."""
-        return np.asarray(squared(X) @ (1.0 / self.precision)).ravel()
+        return np.asarray(dot(squared(X), 1.0 / self.precision)).ravel()
 
     def solve(self, g):
         """Return ``g / s``."""

@@ -38,7 +38,7 @@ from scipy.linalg import lapack
 from scipy.sparse.linalg import LinearOperator, cg
 
 from .._blocks import row_blocks
-from .._data import gram, issparse, scale_columns, squared
+from .._data import dot, gram, issparse, scale_columns, squared, tdot
 
 #: Largest dense matrix (bytes) a family forms without being asked by name:
 #: ``sigma`` of a wide model and the dual's ``n x n`` systems stay below it.
@@ -134,14 +134,14 @@ class GramPrecision(LinearOperator):
 
     def _matvec(self, v):
         v = np.ravel(v)
-        return self.lam * v + np.asarray(self.X.T @ (self.d * (self.X @ v))).ravel()
+        return self.lam * v + np.asarray(tdot(self.X, self.d * dot(self.X, v))).ravel()
 
     def _adjoint(self):
         return self
 
     def data_diagonal(self):
         """``diag(X^T diag(d) X) = (X^2)^T d``."""
-        return np.asarray(self._cache.squared(self.X).T @ self.d).ravel()
+        return np.asarray(tdot(self._cache.squared(self.X), self.d)).ravel()
 
     def diagonal(self):
         """``diag(P) = lam + (X^2)^T d``."""
@@ -218,7 +218,7 @@ class _GramFamily:
         P = self.precision
         z1 = random_state.standard_normal((n_draws, self.n_params))
         z2 = random_state.standard_normal((n_draws, P.X.shape[0]))
-        rhs = z1 * np.sqrt(P.lam) + np.asarray(P.X.T @ (np.sqrt(P.d)[:, None] * z2.T)).T
+        rhs = z1 * np.sqrt(P.lam) + np.asarray(tdot(P.X, np.sqrt(P.d)[:, None] * z2.T)).T
         return self.solve(rhs.T).T
 
     def sample(self, n_draws, random_state):
@@ -270,7 +270,7 @@ class DualGaussian(_GramFamily):
         P._factors = f
         if f["b"].size:
             Xb = _columns(P.X, f["b"])
-            Pab = np.asarray(P.X.T @ (P.d[:, None] * Xb))
+            Pab = np.asarray(tdot(P.X, P.d[:, None] * Xb))
             Pab[f["b"]] = 0.0
             W = self._solve_a(Pab)
             Pbb = Xb.T @ (P.d[:, None] * Xb) + np.diag(P.lam[f["b"]])
@@ -283,9 +283,9 @@ class DualGaussian(_GramFamily):
         """``P_aa^-1 V`` on the penalised coordinates (zero rows on the free ones)."""
         f = self.precision._factors
         U = f["inv"][:, None] * V
-        T = f["s"][:, None] * np.asarray(self.precision.X @ U)
+        T = f["s"][:, None] * np.asarray(dot(self.precision.X, U))
         T = linalg.cho_solve((f["L"], True), T, check_finite=False)
-        return U - f["inv"][:, None] * np.asarray(self.precision.X.T @ (f["s"][:, None] * T))
+        return U - f["inv"][:, None] * np.asarray(tdot(self.precision.X, f["s"][:, None] * T))
 
     def solve(self, g):
         """``P^-1 g`` for a vector or an ``(n_params, r)`` matrix."""
@@ -313,7 +313,7 @@ class DualGaussian(_GramFamily):
             v = np.concatenate([self._new_variance(f, X[rows])
                                 for rows in row_blocks(X.shape[0], self.precision.X.shape[0])])
         if f["b"].size:
-            R = _columns(X, f["b"]) - np.asarray(X @ f["W"])
+            R = _columns(X, f["b"]) - np.asarray(dot(X, f["W"]))
             v = v + np.einsum("ij,ij->i", R, linalg.cho_solve(f["Sc"], R.T, check_finite=False).T)
         return v
 
@@ -344,7 +344,7 @@ class DualGaussian(_GramFamily):
     def _new_variance(self, f, Z):
         """Rows ``Z`` not of the design: ``z^T diag(1/lam) z - ||L^-1 s X diag(1/lam) z||^2``."""
         Zi = scale_columns(Z, f["inv"])
-        T = f["s"][:, None] * _dense(self.precision.X @ Zi.T)
+        T = f["s"][:, None] * _dense(dot(self.precision.X, Zi.T))
         T = linalg.solve_triangular(f["L"], T, lower=True, check_finite=False)
         prior = np.asarray(Zi.multiply(Z).sum(axis=1)).ravel() if issparse(Z) else np.einsum("ij,ij->i", Zi, Z)
         return np.maximum(prior - np.einsum("ij,ij->j", T, T), 0.0)
