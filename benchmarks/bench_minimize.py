@@ -34,6 +34,7 @@ from scipy.optimize import minimize as scipy_minimize
 from scipy.optimize import rosen, rosen_der, rosen_hess
 
 from skvan import minimize
+from skvan._functions import sinc, sinc_grad, sinc_hess  # the paper's Figure 1
 
 BUDGET_PER_DIM = 4000
 TARGET = 1e-5
@@ -49,20 +50,6 @@ def _fd_hessian(grad):
             H[:, i] = (grad(x + e) - grad(x - e)) / 2e-6
         return 0.5 * (H + H.T)
     return hess
-
-
-def sinc(x):
-    return float(-np.sinc(x[0] - 1.0))
-
-
-def sinc_grad(x):
-    u = np.pi * (x[0] - 1.0)
-    return np.array([-np.pi * (u * np.cos(u) - np.sin(u)) / u**2])
-
-
-def sinc_hess(x):
-    u = np.pi * (x[0] - 1.0)
-    return np.array([[-np.pi**2 * (-(u**2) * np.sin(u) - 2 * u * np.cos(u) + 2 * np.sin(u)) / u**3]])
 
 
 def _weights(n, cond):

@@ -5,6 +5,7 @@ import pytest
 from scipy.optimize import minimize as scipy_minimize
 
 from skvan import minimize
+from skvan._functions import sinc, sinc_grad, sinc_hess  # the paper's Figure 1
 
 A = np.array([[3.0, 1.0], [1.0, 2.0]])
 B = np.array([1.0, -2.0])
@@ -21,23 +22,6 @@ def quad_grad(x):
 
 def quad_hess(x):
     return A
-
-
-# The paper's Figure 1 function: global minimum at 1, local minima at -1.46 and
-# -3.48 (the one Newton's method from -3.2 stops in). Normalised sinc, negated and
-# shifted, is the reading of "sinc" that has the minima the figure states.
-def sinc(x):
-    return float(-np.sinc(x[0] - 1.0))
-
-
-def sinc_grad(x):
-    u = np.pi * (x[0] - 1.0)
-    return np.array([-np.pi * (u * np.cos(u) - np.sin(u)) / u**2])
-
-
-def sinc_hess(x):
-    u = np.pi * (x[0] - 1.0)
-    return np.array([[-np.pi**2 * (-(u**2) * np.sin(u) - 2 * u * np.cos(u) + 2 * np.sin(u)) / u**3]])
 
 
 ORACLES = {"second": dict(jac=quad_grad, hess=quad_hess), "first": dict(jac=quad_grad), "zero": {}}

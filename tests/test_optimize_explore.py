@@ -9,10 +9,10 @@ import pytest
 from scipy.optimize import rosen, rosen_der, rosen_hess
 
 from skvan import minimize
+from skvan._functions import sinc, sinc_grad, sinc_hess
 from skvan.expectations import GaussHermiteGrid, MonteCarlo, tensor_rule
 from skvan.objectives import FunctionObjective
 from skvan.van import make_family
-from test_optimize import sinc, sinc_grad, sinc_hess
 
 ORACLES = {"zero": {}, "first": dict(jac=sinc_grad), "second": dict(jac=sinc_grad, hess=sinc_hess)}
 
