@@ -37,8 +37,8 @@ class GaussHermiteGrid(ExpectationEstimator):
       removes round-off).
 
     The grid has ``n_nodes**n_params`` points, so it serves low dimensions
-    (``skvan.minimize`` uses it for ``n <= 2``). A node lies at most
-    ``sqrt(4 n_nodes)`` standard deviations out: 20 nodes reach 8.
+    (``skvan.minimize`` uses it for ``n = 1`` by default, ``n = 2`` on request).
+    The outermost of 20 nodes lies 7.6 standard deviations out.
 
     Parameters
     ----------
