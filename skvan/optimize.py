@@ -368,14 +368,14 @@ def minimize(
     summary = [{"x": r.x, "fun": r.fun, "status": r.status, "nit": r.nit, "nfev": r.nfev}
                for r in runs]
     best = min(runs, key=lambda r: r.fun)
+    last_change = best.pop("last_change")
     if best.status == 1:
         advice = "increase max_iter" + (
             ", or use beta_growth > 1 (a geometric schedule converges linearly)"
             if kw["beta_growth"] == 1 and not kw["fitness_shaping"] else "")
         warn_user(f"skvan.minimize did not converge in max_iter={best.nit} iterations "
-                  f"(last mean change {best.pop('last_change'):.3g}); {advice}.",
+                  f"(last mean change {last_change:.3g}); {advice}.",
                   ConvergenceWarning)
-    best.pop("last_change", None)
     if len(runs) > 1:
         # Honest counts: every evaluation of every run.
         for key in ("nit", "nfev", "njev", "nhev"):
