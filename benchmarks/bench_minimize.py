@@ -20,9 +20,11 @@ separable or Rosenbrock, else central differences of the analytic gradient
 
 `cma` is a benchmark-only dependency (pip install ".[benchmarks]").
 
-Run: python benchmarks/bench_minimize.py                   (the whole suite, ~10 min)
+Run: python benchmarks/bench_minimize.py --starts 10      (the whole suite, ~1 min)
      python benchmarks/bench_minimize.py --functions sinc-1 --starts 20
      python benchmarks/bench_minimize.py --functions rastrigin-5 --restarts 4
+     python benchmarks/bench_minimize.py --functions rosenbrock-2 beale-2 himmelblau-2 \
+         camel-2 --methods "VAN first order" --expectation quadrature   (the 2-D grid)
 """
 
 import argparse
@@ -182,6 +184,10 @@ class Tracked:
         return wrapped
 
 
+#: ``minimize``'s ``expectation`` for the VAN runs (``--expectation``).
+EXPECTATION = {"value": "auto"}
+
+
 def run_van(problem, x0, sigma0, seed, order, restarts=0):
     f, grad, hess, n, fstar, box, kind = problem
     t = Tracked(f, fstar + TARGET * max(1.0, abs(fstar)))
@@ -189,7 +195,7 @@ def run_van(problem, x0, sigma0, seed, order, restarts=0):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = minimize(t, x0, sigma0=sigma0, random_state=seed, max_iter=10_000,
-                       restarts=restarts, **kw)
+                       restarts=restarts, expectation=EXPECTATION["value"], **kw)
     return res.fun, t.calls, t.hit
 
 
@@ -244,9 +250,12 @@ def main():
     parser.add_argument("--starts", type=int, default=5)
     parser.add_argument("--functions", nargs="*", default=list(SUITE), choices=list(SUITE))
     parser.add_argument("--methods", nargs="*", default=list(METHODS), choices=list(METHODS))
+    parser.add_argument("--expectation", default="auto", choices=["auto", "mc", "quadrature"],
+                        help="minimize's expectation for the VAN runs (quadrature: n <= 2)")
     parser.add_argument("--restarts", type=int, default=0,
                         help="restarts with doubled population, for VAN and CMA-ES (IPOP)")
     args = parser.parse_args()
+    EXPECTATION["value"] = args.expectation
     print(f"{args.starts} starts per function; success: f - f* <= {TARGET:g} max(1, |f*|); "
           f"budget {BUDGET_PER_DIM} n evaluations; restarts {args.restarts}\n")
     print(f"{'function':<19}{'method':<18}{'success':>8}{'median evals':>14}{'to target':>11}"

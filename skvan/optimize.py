@@ -42,8 +42,9 @@ DEFAULT_GROWTH = 1.2
 
 #: Gauss-Hermite nodes per dimension of ``expectation="quadrature"``, by dimension
 #: (``expectation="auto"`` uses the grid in 1-D only: in 2-D its 36 points per
-#: iteration cost 5 to 10 times Monte Carlo's evaluations for the same success in
-#: ``benchmarks/bench_minimize.py``). The outermost of 20 nodes lies 7.6 standard
+#: iteration cost 6 to 9 times Monte Carlo's evaluations to the target, with the
+#: same or a lower success; ``benchmarks/bench_minimize.py --expectation
+#: quadrature``, RESULTS.md). The outermost of 20 nodes lies 7.6 standard
 #: deviations out: on the sinc problem 10 (4.9) were too few while ``q`` was wide.
 GRID_NODES = {1: 20, 2: 6}
 
