@@ -184,8 +184,9 @@ class Tracked:
         return wrapped
 
 
-#: ``minimize``'s ``expectation`` for the VAN runs (``--expectation``).
-EXPECTATION = {"value": "auto"}
+#: ``minimize``'s ``expectation`` and ``beta_growth`` for the VAN runs
+#: (``--expectation``, ``--beta-growth``).
+VAN_OPTIONS = {"expectation": "auto", "beta_growth": None}
 
 
 def run_van(problem, x0, sigma0, seed, order, restarts=0):
@@ -195,7 +196,7 @@ def run_van(problem, x0, sigma0, seed, order, restarts=0):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = minimize(t, x0, sigma0=sigma0, random_state=seed, max_iter=10_000,
-                       restarts=restarts, expectation=EXPECTATION["value"], **kw)
+                       restarts=restarts, **VAN_OPTIONS, **kw)
     return res.fun, t.calls, t.hit
 
 
@@ -252,10 +253,12 @@ def main():
     parser.add_argument("--methods", nargs="*", default=list(METHODS), choices=list(METHODS))
     parser.add_argument("--expectation", default="auto", choices=["auto", "mc", "quadrature"],
                         help="minimize's expectation for the VAN runs (quadrature: n <= 2)")
+    parser.add_argument("--beta-growth", type=float, default=None,
+                        help="minimize's beta_growth for the VAN runs (default: its own)")
     parser.add_argument("--restarts", type=int, default=0,
                         help="restarts with doubled population, for VAN and CMA-ES (IPOP)")
     args = parser.parse_args()
-    EXPECTATION["value"] = args.expectation
+    VAN_OPTIONS.update(expectation=args.expectation, beta_growth=args.beta_growth)
     print(f"{args.starts} starts per function; success: f - f* <= {TARGET:g} max(1, |f*|); "
           f"budget {BUDGET_PER_DIM} n evaluations; restarts {args.restarts}\n")
     print(f"{'function':<19}{'method':<18}{'success':>8}{'median evals':>14}{'to target':>11}"

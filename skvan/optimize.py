@@ -35,9 +35,12 @@ TRUST_RADIUS = 2.0
 
 #: ``beta_growth=None``: each step is ``(g - 1) / g = 1/6`` of a Newton step once
 #: the sum of steps dominates the start, and ``q`` narrows by ``1/g`` per
-#: iteration: linear convergence (1e-6 in about 80 iterations) with ``q`` wide for
-#: the first dozen (``benchmarks/bench_minimize.py``; 1.1 explored as well and took
-#: twice the evaluations, 1.5 lost the global basin more often).
+#: iteration: linear convergence with ``q`` wide for the first dozen iterations.
+#: A middle choice, measured with the derivative oracles on 6 functions x 10
+#: starts (``benchmarks/bench_minimize.py --beta-growth``, RESULTS.md): 1.1 took
+#: 1.5-2x the evaluations (and reached rosenbrock-10's global minimum more often
+#: from first order, 9 against 6 of 10), 1.5 about half of them with one start
+#: fewer on camel-2 (first order) and on rosenbrock-10 (second order).
 DEFAULT_GROWTH = 1.2
 
 #: Gauss-Hermite nodes per dimension of ``expectation="quadrature"``, by dimension
