@@ -168,6 +168,24 @@ def test_auto_rule_node_counts():
         assert np.isclose(w @ z**2, 1.0)  # unit variance
 
 
+def test_each_wide_row_gets_the_smallest_trapezoid_rule_that_covers_it():
+    """Rows with sd in (0.8 * 2^(k-1), 0.8 * 2^k] share the rule for 0.8 * 2^k (a
+    row just above 0.8 used to get the rule for 3.2: twice the nodes it needs),
+    and keep the 1e-12 accuracy at the top of their bucket."""
+    from skvan.expectations import gaussian_rule
+    from skvan.expectations._quadrature import _groups
+
+    sd = np.array([0.81, 1.6, 1.61, 3.2, 3.3, 6.4, 12.0])
+    expected = [1.6, 1.6, 3.2, 3.2, 6.4, 6.4, 12.8]
+    for rows, z, _ in _groups(sd**2, "auto"):
+        for i in np.atleast_1d(np.arange(sd.size)[rows]):
+            assert z.size == gaussian_rule(expected[i])[0].size
+    m = np.repeat(np.linspace(-20, 20, 41), sd.size)
+    v = np.tile(sd**2, 41)
+    for func in _logistic_funcs():
+        assert np.abs(gaussian_average(func, m, v) - _reference(func, m, v)).max() < 1e-12
+
+
 def test_wide_rows_are_chunked_without_changing_results(rng, monkeypatch):
     import skvan.expectations._quadrature as quad
 

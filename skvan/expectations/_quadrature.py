@@ -37,7 +37,7 @@ AUTO_NODES = ((1e-3, 2), (3e-2, 4), (0.2, 8), (0.5, 16), (0.8, 32))
 #: Largest number of nodes of the trapezoid rule.
 MAX_GRID = 2049
 _HALF_WIDTH = 8.5
-_CHUNK = 1 << 16
+_CHUNK = 1 << 14
 
 
 @functools.lru_cache(maxsize=None)
@@ -84,12 +84,13 @@ def _groups(v, n_nodes):
         buckets = [(slice(0, n), hermite_rule(int(n_nodes)))]
     else:
         sd = np.sqrt(v)
-        # bucket b: Hermite for b < len(AUTO_NODES), trapezoid on sd <= 0.8 * 2^k beyond
+        # bucket b: Hermite for b < len(AUTO_NODES); beyond, b = len + k - 1 is the
+        # trapezoid rule for sd <= 0.8 * 2^k, k >= 1 (the smallest that covers the row)
         bounds = np.array([b for b, _ in AUTO_NODES])
         b = np.searchsorted(bounds, sd, side="left")
         wide = b == len(bounds)
         if np.any(wide):
-            b[wide] += np.ceil(np.log2(sd[wide] / bounds[-1])).astype(int)
+            b[wide] += np.ceil(np.log2(sd[wide] / bounds[-1])).astype(int) - 1
         uniq = np.unique(b)
         buckets = []
         for u in uniq:
