@@ -79,6 +79,19 @@ def row_squared_norms(X):
     return row_norms(X, squared=True)
 
 
+def row_weighted_squares(X, w):
+    """``sum_j w_j x_ij^2`` for each row (in float64), one row block at a time:
+    the variances ``x_i^T diag(w) x_i`` of the linear predictors under a diagonal
+    covariance ``w``, without an ``n x p`` temporary."""
+    if sp.issparse(X):
+        return np.asarray(squared(X) @ w).ravel()
+    out = np.empty(X.shape[0])
+    for rows in row_blocks(*X.shape):
+        block = X[rows].astype(np.float64, copy=False)
+        out[rows] = np.einsum("ij,ij,j->i", block, block, w)
+    return out
+
+
 def unit_variance_scale(X, w):
     """``sum_i w_i ||x_i||^2 / sum_i w_i``, the precision ``lam`` of ``N(0, I / lam)``
     under which the linear predictors ``x_i^T theta`` have unit variance on

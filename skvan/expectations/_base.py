@@ -5,7 +5,6 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._data import row_squared_norms
 from ..objectives import LinearModelObjective
 
 #: Predictor variances below this are treated as zero: a Gaussian expectation
@@ -115,7 +114,7 @@ class LinearPredictorExpectation(ExpectationEstimator):
         if not getattr(family, "cheap_trace", False):
             return False
         trace = float(np.sum(family.marginal_variance()))
-        return bool(np.max(row_squared_norms(objective.X), initial=0.0) * trace <= NEGLIGIBLE)
+        return bool(objective.max_row_squared_norm() * trace <= NEGLIGIBLE)
 
     @staticmethod
     def _no_spread(objective):

@@ -6,6 +6,7 @@ from .._data import (
     column_abs_max,
     dot,
     gram,
+    row_squared_norms,
     scale_columns,
     squared,
     tdot,
@@ -71,6 +72,12 @@ class RowsObjective(Objective):
     def weights(self):
         """Effective per-sample weights ``multiplier * w_i``."""
         return self.multiplier * self.sample_weight
+
+    def max_row_squared_norm(self):
+        """``max_i ||x_i||^2`` (0 without rows), computed once per objective."""
+        if getattr(self, "_max_row_norm", None) is None:
+            self._max_row_norm = float(np.max(row_squared_norms(self.X), initial=0.0))
+        return self._max_row_norm
 
     def unit_predictor_precision(self):
         """The diagonal precision, one entry per column of ``X``, under which the

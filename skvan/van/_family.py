@@ -20,10 +20,10 @@ is always invertible.
 
 import numpy as np
 from scipy import linalg
-from scipy.linalg import blas, lapack
+from scipy.linalg import lapack
 
 from .._blocks import row_blocks
-from .._data import dot, issparse, squared, unit_variance_scale
+from .._data import issparse, row_weighted_squares, unit_variance_scale
 
 _EIG_FLOOR = 1e-12
 
@@ -86,6 +86,10 @@ class FullGaussian(_Gaussian):
         self._chol = chol
         self._cov = None
         self._chol_inv = None
+        self._chol_inv_t = None
+        # A diagonal precision (the usual start) gives predictor variances in one
+        # O(n p) product instead of the O(n p^2) pass.
+        self._diagonal = None if np.count_nonzero(P - np.diag(np.diag(P))) else np.diag(P).copy()
         self.version = getattr(self, "version", -1) + 1
 
     @property
@@ -136,16 +140,30 @@ class FullGaussian(_Gaussian):
 
     def predictor_variance(self, X):
         """``x_i^T Sigma x_i = ||L^-1 x_i||^2`` for each row of ``X`` (``P = L L^T``),
-        by a triangular product in row blocks."""
-        self._inverse_factor()
+        by a product with ``L^-T`` in row blocks (``sum_j x_ij^2 / P_jj`` when the
+        precision is diagonal).
+
+        A general matrix product, though ``L^-T`` is triangular: OpenBLAS's
+        ``dgemm`` does the ``p^2`` multiply-adds per row in 0.7x the time its
+        ``dtrmm`` takes for half as many (100,000 x 101: 27-29 ms against 40 ms).
+        """
+        if self._diagonal is not None:
+            return row_weighted_squares(X, 1.0 / self._diagonal)
+        upper = self._inverse_factor_t()
         v = np.empty(X.shape[0])
         for rows in row_blocks(X.shape[0], X.shape[1]):
-            if issparse(X):
-                Z = X[rows] @ self._chol_inv.T
-            else:
-                Z = blas.dtrmm(1.0, self._chol_inv, X[rows], side=1, lower=1, trans_a=1)
+            block = X[rows]
+            if not issparse(block):
+                block = block.astype(np.float64, copy=False)
+            Z = block @ upper
             v[rows] = np.einsum("ij,ij->i", Z, Z)
         return v
+
+    def _inverse_factor_t(self):
+        """``L^-T`` as a C-contiguous array (cached with ``L^-1``)."""
+        if self._chol_inv_t is None:
+            self._chol_inv_t = np.ascontiguousarray(self._inverse_factor().T)
+        return self._chol_inv_t
 
     def solve(self, g):
         """Return ``precision^-1 g``."""
@@ -253,7 +271,7 @@ class DiagonalGaussian(_Gaussian):
 
     def predictor_variance(self, X):
         """``sum_d x_id^2 / s_d`` for each row of ``X``."""
-        return np.asarray(dot(squared(X), 1.0 / self.precision)).ravel()
+        return row_weighted_squares(X, 1.0 / self.precision)
 
     def solve(self, g):
         """Return ``g / s``."""
