@@ -186,6 +186,44 @@ def test_each_wide_row_gets_the_smallest_trapezoid_rule_that_covers_it():
         assert np.abs(gaussian_average(func, m, v) - _reference(func, m, v)).max() < 1e-12
 
 
+@pytest.mark.parametrize("need", ["value", "exact", "gauss_newton"])
+def test_centred_logistic_expectations_match_the_whole_rule(need):
+    """At a zero mean (a cold start) the quadrature uses node pairs and E[l'] =
+    -y/2; the result is the whole rule's to round-off, for every bucket."""
+    from skvan.expectations._quadrature import _groups
+
+    loss = LogisticLoss()
+    rng = np.random.RandomState(0)
+    sd = np.exp(rng.uniform(-9, 3.5, 2000))
+    y = np.sign(rng.randn(2000))
+    for rows, z, w in _groups(sd**2, "auto"):
+        d0, d1, d2 = loss.loss_derivatives(y[rows, None], sd[rows, None] * z)
+        c = loss.gauss_newton(d1, d2) if need == "gauss_newton" else d2
+        centred = loss.centred_expectations(y[rows], sd[rows], z, w, need)
+        np.testing.assert_allclose(centred[0], d0 @ w, rtol=1e-13, atol=1e-15)
+        if need != "value":
+            np.testing.assert_allclose(centred[1], d1 @ w, rtol=1e-13, atol=1e-15)
+            np.testing.assert_allclose(centred[2], c @ w, rtol=1e-13, atol=1e-15)
+
+
+def test_quadrature_takes_the_centred_path_only_at_a_zero_mean(rng, monkeypatch):
+    """A cold start uses the paired nodes; any nonzero predictor mean the whole rule."""
+    X = rng.randn(50, 3)
+    f = LinearModelObjective(X, np.sign(rng.randn(50)), LogisticLoss())
+    calls = []
+    original = LogisticLoss.centred_expectations
+    monkeypatch.setattr(LogisticLoss, "centred_expectations",
+                        lambda self, *a, **k: calls.append(1) or original(self, *a, **k))
+    quad = GaussHermiteQuadrature()
+    cold = quad(f, FullGaussian(np.zeros(3), np.eye(3)))
+    assert calls
+    calls.clear()
+    warm = quad(f, FullGaussian(np.full(3, 1e-300), np.eye(3)))
+    assert not calls
+    np.testing.assert_allclose(cold.gradient, warm.gradient, rtol=1e-12)
+    np.testing.assert_allclose(cold.curvature, warm.curvature, rtol=1e-12)
+
+
 def test_wide_rows_are_chunked_without_changing_results(rng, monkeypatch):
     import skvan.expectations._quadrature as quad
 
