@@ -77,6 +77,25 @@ def gaussian_rule(max_sd, n_nodes="auto"):
     return _trapezoid_rule(half_n)
 
 
+_BOUNDS = np.array([b for b, _ in AUTO_NODES])
+
+
+def _bucket(sd):
+    """Bucket of each ``sd``: ``b < len(AUTO_NODES)`` is Gauss-Hermite; beyond,
+    ``b = len + k - 1`` is the trapezoid rule for ``sd <= 0.8 * 2^k``, ``k >= 1``
+    (the smallest that covers the row)."""
+    b = np.searchsorted(_BOUNDS, sd, side="left")
+    wide = b == len(_BOUNDS)
+    if np.any(wide):
+        b[wide] += np.ceil(np.log2(sd[wide] / _BOUNDS[-1])).astype(int) - 1
+    return b
+
+
+def _bucket_bound(b):
+    """The largest ``sd`` bucket ``b`` holds."""
+    return _BOUNDS[b] if b < len(_BOUNDS) else _BOUNDS[-1] * 2.0 ** (b - len(_BOUNDS) + 1)
+
+
 def _groups(v, n_nodes):
     """Yield ``(rows, z, w)``: row indices (a slice or an index array) sharing a
     rule, in chunks of at most ``_CHUNK`` temporaries."""
@@ -84,20 +103,16 @@ def _groups(v, n_nodes):
     if n_nodes != "auto":
         buckets = [(slice(0, n), hermite_rule(int(n_nodes)))]
     else:
-        sd = np.sqrt(v)
-        # bucket b: Hermite for b < len(AUTO_NODES); beyond, b = len + k - 1 is the
-        # trapezoid rule for sd <= 0.8 * 2^k, k >= 1 (the smallest that covers the row)
-        bounds = np.array([b for b, _ in AUTO_NODES])
-        b = np.searchsorted(bounds, sd, side="left")
-        wide = b == len(bounds)
-        if np.any(wide):
-            b[wide] += np.ceil(np.log2(sd[wide] / bounds[-1])).astype(int) - 1
-        uniq = np.flatnonzero(np.bincount(b))  # O(n): np.unique sorts
+        extremes = _bucket(np.sqrt(np.array([v.min(), v.max()]))) if n else np.zeros(2, int)
+        if extremes[0] == extremes[1]:  # one rule for all rows (VAN's later passes)
+            b, uniq = None, extremes[:1]
+        else:
+            b = _bucket(np.sqrt(v))
+            uniq = np.flatnonzero(np.bincount(b))  # O(n): np.unique sorts
         buckets = []
         for u in uniq:
             rows = slice(0, n) if len(uniq) == 1 else np.flatnonzero(b == u)
-            bound = bounds[u] if u < len(bounds) else bounds[-1] * 2.0 ** (u - len(bounds) + 1)
-            buckets.append((rows, gaussian_rule(bound)))
+            buckets.append((rows, gaussian_rule(_bucket_bound(u))))
     for rows, (z, w) in buckets:
         step = max(1, _CHUNK // z.size)
         if isinstance(rows, slice):  # all rows share the rule: chunks are views

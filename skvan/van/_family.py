@@ -87,6 +87,7 @@ class FullGaussian(_Gaussian):
         self._cov = None
         self._chol_inv = None
         self._chol_inv_t = None
+        self._marginal = None
         # A diagonal precision (the usual start) gives predictor variances in one
         # O(n p) product instead of the O(n p^2) pass.
         self._diagonal = None if np.count_nonzero(P - np.diag(np.diag(P))) else np.diag(P).copy()
@@ -128,11 +129,15 @@ class FullGaussian(_Gaussian):
         return self._chol_inv
 
     def marginal_variance(self):
-        """Diagonal of the covariance: the squared column norms of ``L^-1``."""
-        if self._cov is not None:
-            return np.diag(self._cov).copy()
-        Linv = self._inverse_factor()
-        return np.einsum("ij,ij->j", Linv, Linv)
+        """Diagonal of the covariance: the squared column norms of ``L^-1``
+        (computed once per precision; a copy is returned)."""
+        if self._marginal is None:
+            if self._cov is not None:
+                self._marginal = np.diag(self._cov).copy()
+            else:
+                Linv = self._inverse_factor()
+                self._marginal = np.einsum("ij,ij->j", Linv, Linv)
+        return self._marginal.copy()
 
     def weighted_trace(self, w):
         """``sum_j w_j Sigma_jj``."""
@@ -167,7 +172,8 @@ class FullGaussian(_Gaussian):
 
     def solve(self, g):
         """Return ``precision^-1 g``."""
-        return linalg.cho_solve(self._chol, g, check_finite=False)
+        x, info = lapack.dpotrs(self._chol[0], g, lower=1)
+        return x if info == 0 else linalg.cho_solve(self._chol, g, check_finite=False)
 
     solve_step = solve
 
@@ -214,11 +220,13 @@ def _cholesky(P):
     is not numerically positive definite (or not finite)."""
     if not np.all(np.isfinite(P)):
         return None
-    try:
-        chol = linalg.cho_factor(P, lower=True, check_finite=False)
-    except linalg.LinAlgError:
+    # LAPACK directly: scipy's cho_factor adds 3 us of checks per call, and the
+    # loop factorises once or twice per iteration (a fifth of a small fit's time).
+    c, info = lapack.dpotrf(P, lower=1, clean=0)
+    if info != 0:
         return None
-    d = np.diag(chol[0])
+    chol = (c, True)
+    d = np.diag(c)
     if np.any(d <= 0) or d.min() ** 2 < _EIG_FLOOR * np.max(np.abs(np.diag(P))):
         return None
     return chol
