@@ -21,7 +21,13 @@ Two measures (issue 3; the paper's Figure 2a-b):
    warm-start saving along van_lasso_path: VAN iterations with each alpha
    starting from the previous mean against cold fits at every alpha.
 
+4. ``--speed``: measure 2 alone over every regression set that ships with
+   scikit-learn (diabetes, linnerud's first target) and generated ones up to
+   1e6 rows, at ``alpha = 0.1`` and ``0.01`` of the smallest alpha that zeroes every
+   coefficient (issue 14).
+
 Run: python benchmarks/bench_lasso.py [--quick] [--plot FILE]
+     python benchmarks/bench_lasso.py --speed [--quick] [--repeats 7]
      python benchmarks/bench_lasso.py --growth   (the choice of beta_growth="auto")
      python benchmarks/bench_lasso.py --path [--repeats 3]
 """
@@ -31,7 +37,13 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.datasets import load_diabetes
+from sklearn.datasets import (
+    load_diabetes,
+    load_linnerud,
+    make_friedman1,
+    make_regression,
+    make_sparse_uncorrelated,
+)
 from sklearn.linear_model import Lasso
 from sklearn.preprocessing import StandardScaler
 from skvan import VANLassoRegressor
@@ -62,6 +74,49 @@ def datasets(quick):
     yield f"synthetic ({n} x 100, 10 nonzero)", X, y, 0.1
     X, y = synthetic(20_000, 200, 20, seed=1)
     yield "synthetic (20000 x 200, 20 nonzero)", X, y, 0.1
+
+
+def speed_datasets(quick):
+    """``(name, X, y)`` for ``--speed``: the bundled regression sets, standardised,
+    and generated ones."""
+    X, y = load_diabetes(return_X_y=True)
+    yield "diabetes (442 x 10)", StandardScaler().fit_transform(X), y
+    X, Y = load_linnerud(return_X_y=True)
+    yield "linnerud weight (20 x 3)", StandardScaler().fit_transform(X), Y[:, 0]
+    X, y = make_friedman1(2_000, 10, noise=1.0, random_state=0)
+    yield "friedman1 (2000 x 10)", X, y
+    X, y = make_sparse_uncorrelated(5_000, 30, random_state=0)
+    yield "sparse_uncorrelated (5000 x 30)", X, y
+    X, y = synthetic(20_000, 200, 20, seed=1)
+    yield "synthetic (20000 x 200, 20 nonzero)", X, y
+    for n, p in ((20_000, 100), (100_000, 20)) if quick else ((100_000, 100), (1_000_000, 20)):
+        X, y = make_regression(n, p, n_informative=p // 5, noise=10.0, random_state=0)
+        yield f"make_regression ({n} x {p})", X, y
+
+
+def speed_table(quick, repeats):
+    """Wall time of VANLassoRegressor (defaults) over Lasso at the loosest tol
+    reaching TARGET, medians of alternating repeats."""
+    print(f"Wall time at relative error <= {TARGET:g}, medians of {repeats} alternating repeats; "
+          "alpha as a fraction of alpha_max\n")
+    print(f"{'dataset':<38}{'alpha/max':>10}{'Lasso tol':>10}{'Lasso ms':>9}{'VAN ms':>8}"
+          f"{'iter':>5}{'corr':>5}{'VAN err':>9}{'ratio':>7}")
+    for name, X, y in speed_datasets(quick):
+        alpha_max = np.max(np.abs((X - X.mean(0)).T @ (y - y.mean()))) / len(y)
+        for fraction in (0.1, 0.01):
+            alpha = fraction * alpha_max
+            ref = Lasso(alpha=alpha, tol=1e-12, max_iter=100_000).fit(X, y).coef_
+            tol = lasso_at_target(X, y, alpha, ref)
+            lasso = Lasso(alpha=alpha, tol=tol, max_iter=100_000)
+            van = VANLassoRegressor(alpha=alpha)
+            t_sk, t_van = [], []
+            for _ in range(repeats):
+                t_sk.append(timed(lambda: lasso.fit(X, y))[0])
+                t_van.append(timed(lambda: van.fit(X, y))[0])
+            print(f"{name:<38}{fraction:>10g}{tol:>10.0e}{1e3 * np.median(t_sk):>9.1f}"
+                  f"{1e3 * np.median(t_van):>8.1f}{van.n_iter_:>5d}{van.n_corrections_:>5d}"
+                  f"{rel_err(van.coef_, ref):>9.1e}"
+                  f"{np.median(np.array(t_van) / np.array(t_sk)):>7.2f}", flush=True)
 
 
 def rel_err(coef, ref):
@@ -216,8 +271,12 @@ def main():
     parser.add_argument("--growth", action="store_true",
                         help="only compare beta_growth values over 15 problems")
     parser.add_argument("--path", action="store_true", help="only VANLassoCV against LassoCV")
+    parser.add_argument("--speed", action="store_true",
+                        help="only the wall-time ratio, over more datasets (issue 14)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
+    if args.speed:
+        return speed_table(args.quick, args.repeats)
     if args.growth:
         return growth_sweep()
     if args.path:

@@ -1,0 +1,69 @@
+"""Where a VANLogisticRegression fit's time goes: wall time, then the cumulative
+time of its parts under cProfile (which inflates Python-heavy code).
+
+Parts: the whole ``fit`` (validation, set-up, loop, attributes), the solver loop,
+the predictor-variance passes (``x_i^T Sigma x_i``), the Gram products
+(``X^T diag(d) X``) and the quadrature of the per-row expectations.
+
+Run: python benchmarks/profile_fit.py [--quick]
+Compare two commits: run it in a worktree of each (git worktree add DIR REV;
+PYTHONPATH=DIR python benchmarks/profile_fit.py).
+"""
+
+import argparse
+import cProfile
+import pstats
+import time
+import warnings
+
+from sklearn.datasets import load_breast_cancer, load_digits, make_classification
+from sklearn.preprocessing import StandardScaler
+
+from skvan import VANLogisticRegression
+
+PARTS = {
+    "fit": ("_logistic.py", "fit"),
+    "loop": ("_solver.py", "solve"),
+    "variances": ("_family.py", "predictor_variance"),
+    "Gram": ("_data.py", "gram"),
+    "quadrature": ("_quadrature.py", "_raw"),
+}
+
+
+def datasets(quick):
+    X, y = load_breast_cancer(return_X_y=True)
+    yield "breast_cancer", StandardScaler().fit_transform(X), y, 50
+    X, y = load_digits(return_X_y=True)
+    yield "digits 0-4/5-9", StandardScaler().fit_transform(X), (y >= 5).astype(int), 20
+    for n, p in ((20_000, 100), (100_000, 20)) if quick else ((100_000, 100), (1_000_000, 20)):
+        X, y = make_classification(n, p, n_informative=p // 3, random_state=0)
+        yield f"synthetic {n:.0e}x{p}".replace("+0", ""), X, y, 2
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller generated sets")
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    print("ms per fit; parts are cumulative times under cProfile\n")
+    print(f"{'dataset':<18}{'wall':>8}" + "".join(f"{p:>12}" for p in PARTS))
+    for name, X, y, reps in datasets(args.quick):
+        VANLogisticRegression().fit(X, y)
+        start = time.perf_counter()
+        for _ in range(reps):
+            VANLogisticRegression().fit(X, y)
+        wall = (time.perf_counter() - start) / reps
+        profile = cProfile.Profile()
+        profile.enable()
+        for _ in range(reps):
+            VANLogisticRegression().fit(X, y)
+        profile.disable()
+        stats = pstats.Stats(profile).stats
+        parts = [sum(v[3] for k, v in stats.items() if k[0].endswith(f) and k[2] == fn)
+                 for f, fn in PARTS.values()]
+        print(f"{name:<18}{1e3 * wall:>8.1f}" + "".join(f"{1e3 * t / reps:>12.1f}" for t in parts),
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
