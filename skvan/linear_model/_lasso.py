@@ -230,7 +230,8 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     vanishing for the others as ``q`` concentrates. A coefficient is zero when
     that probability, with its mean moved towards 0 by the solver's estimate
     of the distance still to go, is at least the float64 epsilon
-    (``|m_j| - d <= 8.1 s_j``). The support and its signs then give the exact
+    (``|m_j| - d <= 8.1 s_j``); if that support fails the check below, the one
+    read without the margin (``d = 0``) is checked too. The support and its signs then give the exact
     Lasso values, from the KKT equations
     ``(X^T X)_SS w_S = (X^T y)_S - lambda sign(w_S)``, and the KKT conditions are
     checked (signs on the support, ``|(X^T (X w - y))_j| <= lambda`` off it).
