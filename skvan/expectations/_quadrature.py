@@ -91,6 +91,17 @@ def _bucket(sd):
     return b
 
 
+def _scalar_bucket(var):
+    """:func:`_bucket` of one variance (None if it is not finite)."""
+    if not np.isfinite(var):
+        return None
+    sd = np.sqrt(var)
+    for b, bound in enumerate(_BOUNDS):
+        if sd <= bound:
+            return b
+    return len(_BOUNDS) - 1 + int(np.ceil(np.log2(sd / _BOUNDS[-1])))
+
+
 def _bucket_bound(b):
     """The largest ``sd`` bucket ``b`` holds."""
     return _BOUNDS[b] if b < len(_BOUNDS) else _BOUNDS[-1] * 2.0 ** (b - len(_BOUNDS) + 1)
@@ -103,9 +114,9 @@ def _groups(v, n_nodes):
     if n_nodes != "auto":
         buckets = [(slice(0, n), hermite_rule(int(n_nodes)))]
     else:
-        extremes = _bucket(np.sqrt(np.array([v.min(), v.max()]))) if n else np.zeros(2, int)
-        if extremes[0] == extremes[1]:  # one rule for all rows (VAN's later passes)
-            b, uniq = None, extremes[:1]
+        lo, hi = (_scalar_bucket(float(v.min())), _scalar_bucket(float(v.max()))) if n else (0, 0)
+        if lo is not None and lo == hi:  # one rule for all rows (VAN's later passes)
+            b, uniq = None, [lo]
         else:
             b = _bucket(np.sqrt(v))
             uniq = np.flatnonzero(np.bincount(b))  # O(n): np.unique sorts

@@ -70,8 +70,13 @@ class RowsObjective(Objective):
 
     @property
     def weights(self):
-        """Effective per-sample weights ``multiplier * w_i``."""
-        return self.multiplier * self.sample_weight
+        """Effective per-sample weights ``multiplier * w_i`` (computed once: an
+        objective's data never change; ``_replace`` makes a new one)."""
+        cached = getattr(self, "_weights", None)
+        if cached is None or cached[0] is not self.sample_weight or cached[1] != self.multiplier:
+            cached = (self.sample_weight, self.multiplier, self.multiplier * self.sample_weight)
+            self._weights = cached
+        return cached[2]
 
     def max_row_squared_norm(self):
         """``max_i ||x_i||^2`` (0 without rows), computed once per objective."""

@@ -20,7 +20,10 @@ def add_diagonal(C, d):
         return C.add_diagonal(d)
     if np.ndim(C) == 1:
         return C + d
-    C[np.diag_indices_from(C)] += d
+    if C.flags.c_contiguous:
+        C.reshape(-1)[:: C.shape[0] + 1] += d  # the diagonal, as a strided view
+    else:
+        C[np.diag_indices_from(C)] += d
     return C
 
 

@@ -90,7 +90,8 @@ class FullGaussian(_Gaussian):
         self._marginal = None
         # A diagonal precision (the usual start) gives predictor variances in one
         # O(n p) product instead of the O(n p^2) pass.
-        self._diagonal = None if np.count_nonzero(P - np.diag(np.diag(P))) else np.diag(P).copy()
+        diag = P.diagonal().copy()
+        self._diagonal = None if np.count_nonzero(P) > np.count_nonzero(diag) else diag
         self.version = getattr(self, "version", -1) + 1
 
     @property
@@ -218,18 +219,18 @@ class FullGaussian(_Gaussian):
 def _cholesky(P):
     """Lower Cholesky factor of ``P`` as ``cho_factor`` returns it, or None if ``P``
     is not numerically positive definite (or not finite)."""
-    if not np.all(np.isfinite(P)):
+    if not np.isfinite(P).all():
         return None
     # LAPACK directly: scipy's cho_factor adds 3 us of checks per call, and the
     # loop factorises once or twice per iteration (a fifth of a small fit's time).
     c, info = lapack.dpotrf(P, lower=1, clean=0)
     if info != 0:
         return None
-    chol = (c, True)
-    d = np.diag(c)
-    if np.any(d <= 0) or d.min() ** 2 < _EIG_FLOOR * np.max(np.abs(np.diag(P))):
+    d = c.diagonal()
+    low = d.min()
+    if low <= 0 or low**2 < _EIG_FLOOR * np.abs(P.diagonal()).max():
         return None
-    return chol
+    return (c, True)
 
 
 class DiagonalGaussian(_Gaussian):
