@@ -222,7 +222,7 @@ def _cholesky(P):
     if not np.isfinite(P).all():
         return None
     # LAPACK directly: scipy's cho_factor adds 3 us of checks per call, and the
-    # loop factorises once or twice per iteration (a fifth of a small fit's time).
+    # loop factorises once or twice per iteration (3-5% of a small fit's time).
     c, info = lapack.dpotrf(P, lower=1, clean=0)
     if info != 0:
         return None
