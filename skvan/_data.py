@@ -131,7 +131,7 @@ def gram(X, d):
     if sp.issparse(X):
         return np.asarray((X.T @ (sp.diags(d) @ X)).todense())
     H = np.zeros((p, p))
-    psd = bool(np.all(d >= 0))
+    psd = bool((d >= 0).all())
     root = np.sqrt(d) if psd else None
     for rows in row_blocks(X.shape[0], p):
         block = X[rows].astype(np.float64, copy=False)

@@ -27,6 +27,7 @@ temporaries in again and the loss derivatives ran 4.4x slower per node).
 """
 
 import functools
+import math
 
 import numpy as np
 from scipy.special import logsumexp
@@ -78,6 +79,7 @@ def gaussian_rule(max_sd, n_nodes="auto"):
 
 
 _BOUNDS = np.array([b for b, _ in AUTO_NODES])
+_SCALAR_BOUNDS = tuple(float(b) for b in _BOUNDS)
 
 
 def _bucket(sd):
@@ -92,11 +94,11 @@ def _bucket(sd):
 
 
 def _scalar_bucket(var):
-    """:func:`_bucket` of one variance (None if it is not finite)."""
-    if not np.isfinite(var):
+    """:func:`_bucket` of one variance (None if it is not finite or negative)."""
+    if not (math.isfinite(var) and var >= 0):
         return None
-    sd = np.sqrt(var)
-    for b, bound in enumerate(_BOUNDS):
+    sd = math.sqrt(var)
+    for b, bound in enumerate(_SCALAR_BOUNDS):
         if sd <= bound:
             return b
     return len(_BOUNDS) - 1 + int(np.ceil(np.log2(sd / _BOUNDS[-1])))
@@ -191,7 +193,7 @@ class GaussHermiteQuadrature(LinearPredictorExpectation):
         if need != "value":
             e1, e2 = np.empty(n), np.empty(n)
         loss = objective.loss
-        if hasattr(loss, "centred_expectations") and not np.any(m):
+        if hasattr(loss, "centred_expectations") and not m.any():
             # Every predictor centred at 0 (a cold start): half the nodes suffice.
             for s, z, w in _groups(v, self.n_nodes):
                 e0[s], d1, d2 = loss.centred_expectations(objective.y[s], sd[s], z, w, need)

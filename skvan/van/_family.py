@@ -81,7 +81,8 @@ class FullGaussian(_Gaussian):
         if chol is None:
             P = _floor_spectrum(P)
             P = 0.5 * (P + P.T)
-            chol = linalg.cho_factor(P, lower=True, check_finite=False)
+            c, _ = linalg.cho_factor(P, lower=True, check_finite=False)
+            chol = (np.tril(c), True)
         self.precision = P
         self._chol = chol
         self._cov = None
@@ -120,13 +121,14 @@ class FullGaussian(_Gaussian):
         _ = self.sigma
 
     def _inverse_factor(self):
-        """``L^-1`` (``P = L L^T``), computed once per precision (LAPACK trtri)."""
+        """``L^-1`` (``P = L L^T``), computed once per precision (LAPACK trtri, which
+        leaves the factor's zero upper triangle as it is)."""
         if self._chol_inv is None:
             inv, info = lapack.dtrtri(self._chol[0], lower=1)
             if info != 0:
-                inv = linalg.solve_triangular(self._chol[0], np.eye(self.n_params), lower=True,
-                                              check_finite=False)
-            self._chol_inv = np.tril(inv)
+                inv = np.tril(linalg.solve_triangular(self._chol[0], np.eye(self.n_params),
+                                                      lower=True, check_finite=False))
+            self._chol_inv = inv
         return self._chol_inv
 
     def marginal_variance(self):
@@ -217,13 +219,14 @@ class FullGaussian(_Gaussian):
 
 
 def _cholesky(P):
-    """Lower Cholesky factor of ``P`` as ``cho_factor`` returns it, or None if ``P``
-    is not numerically positive definite (or not finite)."""
+    """``(L, True)``, ``L`` the lower Cholesky factor of ``P`` with zeros above the
+    diagonal (as ``cho_factor`` returns it, cleaned), or None if ``P`` is not
+    numerically positive definite (or not finite)."""
     if not np.isfinite(P).all():
         return None
     # LAPACK directly: scipy's cho_factor adds 3 us of checks per call, and the
     # loop factorises once or twice per iteration (3-5% of a small fit's time).
-    c, info = lapack.dpotrf(P, lower=1, clean=0)
+    c, info = lapack.dpotrf(P, lower=1, clean=1)
     if info != 0:
         return None
     d = c.diagonal()

@@ -224,8 +224,8 @@ class VANSolver:
         C = self.expect.curvature
         return bool(
             np.isfinite(self.expect.value)
-            and np.all(np.isfinite(self.expect.gradient))
-            and (C.all_finite() if hasattr(C, "all_finite") else np.all(np.isfinite(C)))
+            and np.isfinite(self.expect.gradient).all()
+            and (C.all_finite() if hasattr(C, "all_finite") else np.isfinite(C).all())
         )
 
     def take_step(self):
