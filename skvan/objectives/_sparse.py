@@ -15,10 +15,9 @@ It stays bounded away from 0 for a coefficient whose optimum is 0 and vanishes
 (``|m_j| / s_j -> inf`` as ``q`` concentrates) for the others.
 """
 
-import warnings
-
 import numpy as np
 from scipy import linalg
+from scipy.linalg import lapack
 from scipy.special import ndtri
 
 #: A coefficient is zero when ``q`` gives its other sign at least this probability
@@ -60,18 +59,36 @@ def _solve_on_support(objective, b, strength, support, signs):
     diag[~(np.isfinite(diag) & (diag > 0))] = 1.0
     A = G_SS / diag[:, None] / diag[None, :]
     rhs = rhs / diag
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", linalg.LinAlgWarning)
-            z = linalg.solve(A, rhs, assume_a="pos", check_finite=False)
-        if not np.all(np.isfinite(z)):
-            raise linalg.LinAlgError
-    except (linalg.LinAlgError, linalg.LinAlgWarning, ValueError):
+    z = _solve_positive(A, rhs)
+    if z is None:
         # Singular or ill-conditioned (collinear or duplicated columns): the
         # minimum-norm solution.
         z = linalg.lstsq(A, rhs, check_finite=False)[0]
     w[idx] = z / diag
     return w
+
+
+def _solve_positive(A, rhs):
+    """``A^-1 rhs`` by Cholesky, or None where ``scipy.linalg.solve(A, rhs,
+    assume_a="pos")`` would fail or warn: ``A`` not positive definite, or its
+    reciprocal condition number below float64's epsilon, or a non-finite result.
+    LAPACK directly (potrf, pocon, potrs): the certificate solves once or twice
+    per iteration, and scipy's checks and the warning filter cost 10 us a call."""
+    if not np.isfinite(A).all():
+        return None
+    c, info = lapack.dpotrf(A, lower=1, clean=0)
+    if info != 0:
+        return None
+    rcond, info = lapack.dpocon(c, np.abs(A).sum(axis=0).max(), uplo="L")
+    if info != 0 or not rcond >= _EPS:
+        return None
+    z, info = lapack.dpotrs(c, rhs, lower=1)
+    return z if info == 0 and np.isfinite(z).all() else None
+
+
+#: LAPACK's relative machine precision (``dlamch("E")``), scipy.linalg.solve's
+#: threshold for an ill-conditioned matrix.
+_EPS = float(np.finfo(np.float64).eps) / 2
 
 
 #: The KKT tolerance never exceeds this fraction of ``lambda_j``...
@@ -82,6 +99,14 @@ KKT_ROUNDOFF_ULPS = 256
 
 
 def _kkt_tolerance(objective, rtol):
+    """:func:`_kkt_tol` for ``objective``, computed once per objective and ``rtol``."""
+    cache = objective.__dict__.setdefault("_kkt_tolerances", {})
+    if rtol not in cache:
+        cache[rtol] = _kkt_tol(objective, rtol)
+    return cache[rtol]
+
+
+def _kkt_tol(objective, rtol):
     """Per coordinate: ``|(G w - b)_j|`` is at most ``||x_j|| ||y|| = sqrt(G_jj 2c)``
     at ``w = 0``; the tolerance is ``rtol`` times the larger of that and ``lambda_j``,
     but at most ``KKT_PENALTY_FRACTION lambda_j`` (and at least the round-off
