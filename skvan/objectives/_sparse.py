@@ -23,6 +23,7 @@ from scipy.special import ndtri
 #: A coefficient is zero when ``q`` gives its other sign at least this probability
 #: (float64 resolution: below it, ``1 - p`` is 1 and the sign is certain).
 SIGN_EPS = float(np.finfo(np.float64).eps)
+_SIGN_Z = float(-ndtri(SIGN_EPS))
 
 
 def support_from_q(mean, variance, strength, eps=SIGN_EPS, slack=0.0):
@@ -42,7 +43,7 @@ def support_from_q(mean, variance, strength, eps=SIGN_EPS, slack=0.0):
     slack : float
         How far the mean may still be from its limit (the solver's estimate).
     """
-    z = -ndtri(eps)
+    z = _SIGN_Z if eps == SIGN_EPS else -ndtri(eps)
     return (strength == 0) | (np.abs(mean) - slack > z * np.sqrt(variance))
 
 

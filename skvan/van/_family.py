@@ -101,11 +101,15 @@ class FullGaussian(_Gaussian):
         if self._cov is None:
             # The inverse from the Cholesky factor (LAPACK potri): a third of the
             # flops of solving against the identity.
+            # The factor's upper triangle is zero and potri leaves it so: the
+            # lower triangle plus its transpose, with the doubled diagonal halved
+            # (exactly), is the symmetric inverse.
             inv, info = lapack.dpotri(self._chol[0], lower=1)
             if info != 0:
-                inv = linalg.cho_solve(self._chol, np.eye(self.n_params), check_finite=False)
-            inv = np.tril(inv)
-            self._cov = inv + np.tril(inv, -1).T
+                inv = np.tril(linalg.cho_solve(self._chol, np.eye(self.n_params), check_finite=False))
+            cov = inv + inv.T
+            cov.reshape(-1)[:: self.n_params + 1] *= 0.5
+            self._cov = cov
         return self._cov
 
     def logdet_precision(self):
