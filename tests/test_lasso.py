@@ -270,3 +270,47 @@ def test_full_batch_iterations_do_not_touch_the_rows(diabetes, monkeypatch):
     large = VANLassoRegressor(alpha=1.0).fit(np.tile(X, (50, 1)), np.tile(y, 50))
     assert seen == [QuadraticObjective, QuadraticObjective]
     np.testing.assert_allclose(small.coef_, large.coef_, rtol=1e-9)
+
+
+def test_the_certificate_also_reads_q_without_its_distance_margin():
+    """On correlated generated data q holds the support long before its mean has
+    settled; the reading without the margin certifies it (4 iterations, 18 with
+    the margin alone), and the answer is the Lasso's."""
+    rng = np.random.default_rng(0)
+    mix = rng.standard_normal((30, 30)) * np.sqrt(0.3 / 30)
+    X = rng.standard_normal((2000, 30)) + rng.standard_normal((2000, 30)) @ mix
+    w = np.zeros(30)
+    w[rng.choice(30, 5, replace=False)] = rng.choice([-1, 1], 5) * rng.uniform(0.5, 2.0, 5)
+    y = X @ w + 3.0 + rng.standard_normal(2000)
+    ref = Lasso(alpha=1.0, tol=1e-12, max_iter=100_000).fit(X, y)
+    van = VANLassoRegressor(alpha=1.0).fit(X, y)
+    assert van.n_iter_ <= 6 and van.n_corrections_ == 0
+    np.testing.assert_allclose(van.coef_, ref.coef_, rtol=1e-9, atol=1e-10)
+    assert np.array_equal(van.coef_ == 0, ref.coef_ == 0)
+
+
+@pytest.mark.parametrize("log_cond", [0, 8, 15, 17, 20])
+def test_the_kkt_solve_fails_where_scipy_solve_would(log_cond):
+    """The certificate's Cholesky solve returns None exactly where
+    scipy.linalg.solve(assume_a="pos") fails or warns of ill-conditioning (the
+    caller then takes least squares), and scipy's answer otherwise."""
+    from scipy import linalg
+
+    from skvan.objectives._sparse import _solve_positive
+
+    rng = np.random.default_rng(log_cond)
+    Q, _ = np.linalg.qr(rng.standard_normal((6, 6)))
+    A = (Q * np.logspace(0, -log_cond, 6)) @ Q.T
+    A = 0.5 * (A + A.T)
+    rhs = rng.standard_normal(6)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", linalg.LinAlgWarning)
+            expected = linalg.solve(A, rhs, assume_a="pos", check_finite=False)
+    except (linalg.LinAlgError, linalg.LinAlgWarning):
+        expected = None
+    got = _solve_positive(A, rhs)
+    assert (got is None) == (expected is None)
+    if expected is not None:
+        scale = np.abs(expected).max()
+        np.testing.assert_allclose(got, expected, atol=10.0 ** (log_cond - 13) * scale)
