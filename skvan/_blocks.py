@@ -6,12 +6,11 @@ in page faults than in arithmetic once they pass a few megabytes: on a
 in blocks of 8,192 rows (benchmarks/bench_logistic.py). Every pass over the rows
 goes through :func:`row_blocks`.
 
-Blocks of 2 MB beat 8 MB ones on every shape measured (the minimum of 5 runs of
-the Gram product ``X_d^T X_d`` and of the predictor variances, ms, 8 MB -> 2 MB):
-1,000,000 x 21: 33 -> 27 and 49 -> 26; 100,000 x 101: 23 -> 20 and 28 -> 23;
-20,000 x 201: 16 -> 13 and 18 -> 16. Smaller blocks (128 KB) lose again to
-per-call overhead. On narrow designs the passes are memory-bound, and a block
-that stays in cache is read once.
+Blocks of 2 MB beat 8 MB ones on every shape measured
+(``python benchmarks/bench_passes.py``, the Gram product ``X_d^T X_d`` and the
+predictor variances, ms, 8 MB -> 2 MB): 1,000,000 x 21: 34 -> 27 and 35 -> 27;
+100,000 x 101: 31 -> 20 and 37 -> 23; 20,000 x 201: 16 -> 12 and 18 -> 16.
+Blocks of 128 KB lose again (36, 49; 29, 28; 21, 20).
 """
 
 #: Entries per temporary block (2 MB of float64).

@@ -186,6 +186,21 @@ def test_each_wide_row_gets_the_smallest_trapezoid_rule_that_covers_it():
         assert np.abs(gaussian_average(func, m, v) - _reference(func, m, v)).max() < 1e-12
 
 
+def test_the_scalar_bucket_is_the_array_bucket():
+    """``_groups`` decides "one rule for all rows" from the smallest and largest
+    variance with a scalar twin of the per-row bucketing: they must agree,
+    bucket bounds included."""
+    from skvan.expectations._quadrature import AUTO_NODES, _bucket, _scalar_bucket
+
+    rng = np.random.RandomState(0)
+    bounds = np.array([b for b, _ in AUTO_NODES] + [0.8 * 2.0**k for k in range(1, 8)])
+    v = np.concatenate([np.exp(rng.uniform(-40, 12, 20000)), bounds**2,
+                        np.nextafter(bounds**2, np.inf), [0.0]])
+    expected = _bucket(np.sqrt(v))
+    assert [_scalar_bucket(float(x)) for x in v] == expected.tolist()
+    assert _scalar_bucket(np.nan) is None and _scalar_bucket(np.inf) is None
+
+
 @pytest.mark.parametrize("need", ["value", "exact", "gauss_newton"])
 def test_centred_logistic_expectations_match_the_whole_rule(need):
     """At a zero mean (a cold start) the quadrature uses node pairs and E[l'] =

@@ -156,8 +156,10 @@ class FullGaussian(_Gaussian):
         precision is diagonal).
 
         A general matrix product, though ``L^-T`` is triangular: OpenBLAS's
-        ``dgemm`` does the ``p^2`` multiply-adds per row in 0.7x the time its
-        ``dtrmm`` takes for half as many (100,000 x 101: 27-29 ms against 40 ms).
+        ``dgemm`` does the ``p^2`` multiply-adds per row in at most the time its
+        ``dtrmm`` takes for half as many (``python benchmarks/bench_passes.py``,
+        2 MB blocks: 27 against 46 ms on 1,000,000 x 21, 23 against 33 ms on
+        100,000 x 101, equal on 20,000 x 201).
         """
         if self._diagonal is not None:
             return row_weighted_squares(X, 1.0 / self._diagonal)
@@ -228,8 +230,8 @@ def _cholesky(P):
     numerically positive definite (or not finite)."""
     if not np.isfinite(P).all():
         return None
-    # LAPACK directly: scipy's cho_factor adds 3 us of checks per call, and the
-    # loop factorises once or twice per iteration (3-5% of a small fit's time).
+    # LAPACK directly: 1.1 us against cho_factor's 4.0 at p = 14
+    # (benchmarks/bench_passes.py), once or twice per iteration.
     c, info = lapack.dpotrf(P, lower=1, clean=1)
     if info != 0:
         return None

@@ -1,0 +1,161 @@
+"""The low-level choices behind the data passes, measured on this machine.
+
+Each figure is the minimum over repeats, in ms (us for the per-call costs):
+
+1. Row-block size of the Gram product ``X_d^T X_d`` and of the predictor
+   variances ``||L^-1 x_i||^2`` (``skvan._blocks.BLOCK_ELEMENTS``).
+2. The variances by ``dtrmm`` (triangular) against ``dgemm`` with ``L^-T``
+   (``FullGaussian.predictor_variance``).
+3. Chunk size of the logistic loss derivatives in the quadrature
+   (``skvan.expectations._quadrature._CHUNK``), per 65,536 node evaluations.
+4. A fused blocked pass (variances, 2-node quadrature and Gram product in one
+   pass over the rows) against the separate passes the solver makes.
+5. Per-call costs on a small problem: scipy's ``cho_factor``/``cho_solve``
+   against LAPACK ``potrf``/``potrs``, ``scipy.linalg.solve(assume_a="pos")``
+   under a warning filter against the certificate's ``_solve_positive``, and
+   ``np.tril`` of a 14 x 14 factor.
+
+Run: python benchmarks/bench_passes.py [--quick]
+"""
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+from scipy import linalg
+from scipy.linalg import blas, lapack
+
+from skvan._blocks import row_blocks
+from skvan.objectives import LogisticLoss
+from skvan.objectives._sparse import _solve_positive
+
+
+def best(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def problem(n, p, rng):
+    X = rng.standard_normal((n, p))
+    A = rng.standard_normal((p, p))
+    Linv = np.tril(np.linalg.inv(np.linalg.cholesky(A @ A.T + p * np.eye(p))))
+    return X, rng.random(n), Linv
+
+
+def gram(X, d, block):
+    H, root = np.zeros((X.shape[1], X.shape[1])), np.sqrt(d)
+    for rows in row_blocks(*X.shape, block):
+        Xd = X[rows] * root[rows, None]
+        H += Xd.T @ Xd
+    return H
+
+
+def variances_gemm(X, upper, block):
+    v = np.empty(X.shape[0])
+    for rows in row_blocks(*X.shape, block):
+        Z = X[rows] @ upper
+        v[rows] = np.einsum("ij,ij->i", Z, Z)
+    return v
+
+
+def variances_trmm(X, Linv, block):
+    v = np.empty(X.shape[0])
+    for rows in row_blocks(*X.shape, block):
+        Z = blas.dtrmm(1.0, Linv, X[rows], side=1, lower=1, trans_a=1)
+        v[rows] = np.einsum("ij,ij->i", Z, Z)
+    return v
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller shapes, fewer repeats")
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    repeats = 3 if args.quick else 5
+    shapes = ((200_000, 21), (20_000, 101)) if args.quick else \
+        ((1_000_000, 21), (100_000, 101), (20_000, 201))
+
+    print("1-2. Passes over the rows (ms): Gram product, variances by dgemm, by dtrmm")
+    for n, p in shapes:
+        X, d, Linv = problem(n, p, rng)
+        upper = np.ascontiguousarray(Linv.T)
+        for log2 in (14, 16, 18, 20):
+            block = 1 << log2
+            cells = [best(lambda: gram(X, d, block), repeats),
+                     best(lambda: variances_gemm(X, upper, block), repeats),
+                     best(lambda: variances_trmm(X, Linv, block), repeats)]
+            print(f"  {n:>9} x {p:<4} block 2^{log2} ({8 * block >> 10:>5} KB): "
+                  + "  ".join(f"{1e3 * c:7.1f}" for c in cells), flush=True)
+
+    print("\n3. Logistic loss derivatives per 65,536 node evaluations (ms), by chunk size")
+    loss = LogisticLoss()
+    for log2 in (14, 16):
+        k = 69
+        rows = (1 << log2) // k
+        a = 3.0 * rng.standard_normal((rows, k))
+        y = np.sign(rng.standard_normal((rows, 1)))
+        t = best(lambda: loss.loss_derivatives(y, a), 10 * repeats)
+        print(f"  chunk 2^{log2}: {1e3 * t * 65536 / (rows * k):.2f}")
+
+    print("\n4. Separate passes against one fused blocked pass (ms)")
+    z, w = np.array([-1.0, 1.0]), np.array([0.5, 0.5])
+    for n, p in shapes[:2]:
+        X, _, Linv = problem(n, p, rng)
+        upper = np.ascontiguousarray(Linv.T)
+        y = np.sign(rng.standard_normal(n))
+        mu = 0.1 * rng.standard_normal(p)
+
+        def separate():
+            m = X @ mu
+            sd = np.sqrt(variances_gemm(X, upper, 1 << 18))
+            e2 = np.empty(n)
+            for start in range(0, n, 8192):
+                s = slice(start, start + 8192)
+                e2[s] = loss.loss_derivatives(y[s, None], m[s, None] + sd[s, None] * z)[2] @ w
+            return gram(X, e2, 1 << 18)
+
+        def fused():
+            H = np.zeros((p, p))
+            for rows in row_blocks(n, p, 1 << 18):
+                B = X[rows]
+                Z = B @ upper
+                a = (B @ mu)[:, None] + np.sqrt(np.einsum("ij,ij->i", Z, Z))[:, None] * z
+                Xd = B * np.sqrt(loss.loss_derivatives(y[rows, None], a)[2] @ w)[:, None]
+                H += Xd.T @ Xd
+            return H
+
+        print(f"  {n:>9} x {p:<4} separate {1e3 * best(separate, repeats):7.1f}"
+              f"  fused {1e3 * best(fused, repeats):7.1f}", flush=True)
+
+    print("\n5. Per-call costs at p = 14 (us)")
+    A = rng.standard_normal((14, 14))
+    P = A @ A.T + np.eye(14)
+    g = rng.standard_normal(14)
+    c = linalg.cho_factor(P, lower=True, check_finite=False)
+
+    def scipy_solve():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", linalg.LinAlgWarning)
+            return linalg.solve(P, g, assume_a="pos", check_finite=False)
+
+    calls = {
+        "cho_factor": lambda: linalg.cho_factor(P, lower=True, check_finite=False),
+        "lapack potrf": lambda: lapack.dpotrf(P, lower=1, clean=1),
+        "cho_solve": lambda: linalg.cho_solve(c, g, check_finite=False),
+        "lapack potrs": lambda: lapack.dpotrs(c[0], g, lower=1),
+        "linalg.solve(pos) + filter": scipy_solve,
+        "_solve_positive": lambda: _solve_positive(P, g),
+        "np.tril": lambda: np.tril(c[0]),
+    }
+    for name, fn in calls.items():
+        t = best(lambda: [fn() for _ in range(1000)], repeats)
+        print(f"  {name:<28}{1e3 * t:6.1f}")
+
+
+if __name__ == "__main__":
+    main()
