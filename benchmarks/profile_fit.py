@@ -3,9 +3,10 @@ time of its parts under cProfile (which inflates Python-heavy code).
 
 Parts: the whole ``fit`` (validation, set-up, loop, attributes), the solver loop,
 the predictor-variance passes (``x_i^T Sigma x_i``), the Gram products
-(``X^T diag(d) X``) and the quadrature of the per-row expectations.
+(``X^T diag(d) X``) and the quadrature of the per-row expectations; with
+``--multinomial``, the parts in :data:`MULTINOMIAL_PARTS`.
 
-Run: python benchmarks/profile_fit.py [--quick]
+Run: python benchmarks/profile_fit.py [--quick] [--multinomial]
 Compare two commits: run it in a worktree of each (git worktree add DIR REV;
 PYTHONPATH=DIR python benchmarks/profile_fit.py).
 """
@@ -28,6 +29,17 @@ PARTS = {
     "Gram": ("_data.py", "gram"),
     "quadrature": ("_quadrature.py", "_raw"),
 }
+#: The multinomial model (``--multinomial``): the ``K x K`` predictor covariances,
+#: the ``K^2 / 2`` Gram blocks, the rows' square roots (``eigh``) and the whole
+#: cubature (roots, softmax derivatives at the points, consistent curvature).
+MULTINOMIAL_PARTS = {
+    "fit": ("_logistic.py", "fit"),
+    "loop": ("_solver.py", "solve"),
+    "covariances": ("_cubature.py", "predictor_covariances"),
+    "Gram": ("_multinomial.py", "data_curvature"),
+    "roots": ("_cubature.py", "square_roots"),
+    "cubature": ("_cubature.py", "_raw"),
+}
 
 
 def datasets(quick):
@@ -40,14 +52,27 @@ def datasets(quick):
         yield f"synthetic {n:.0e}x{p}".replace("+0", ""), X, y, 2
 
 
+def multinomial_datasets(quick):
+    X, y = load_digits(return_X_y=True)
+    yield "digits (10)", StandardScaler().fit_transform(X), y, 5
+    n = 10_000 if quick else 50_000
+    X, y = make_classification(n, 50, n_informative=30, n_classes=10, n_clusters_per_class=1,
+                               random_state=0)
+    yield f"{n:.0e}x50 (10)".replace("+0", ""), X, y, 1
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller generated sets")
+    parser.add_argument("--multinomial", action="store_true",
+                        help="multinomial fits (digits, 10 classes; 50,000 x 50, 10 classes)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
+    parts_of = MULTINOMIAL_PARTS if args.multinomial else PARTS
+    problems = multinomial_datasets if args.multinomial else datasets
     print("ms per fit; parts are cumulative times under cProfile\n")
-    print(f"{'dataset':<18}{'wall':>8}" + "".join(f"{p:>12}" for p in PARTS))
-    for name, X, y, reps in datasets(args.quick):
+    print(f"{'dataset':<18}{'wall':>8}" + "".join(f"{p:>12}" for p in parts_of))
+    for name, X, y, reps in problems(args.quick):
         VANLogisticRegression().fit(X, y)
         start = time.perf_counter()
         for _ in range(reps):
@@ -60,7 +85,7 @@ def main():
         profile.disable()
         stats = pstats.Stats(profile).stats
         parts = [sum(v[3] for k, v in stats.items() if k[0].endswith(f) and k[2] == fn)
-                 for f, fn in PARTS.values()]
+                 for f, fn in parts_of.values()]
         print(f"{name:<18}{1e3 * wall:>8.1f}" + "".join(f"{1e3 * t / reps:>12.1f}" for t in parts),
               flush=True)
 

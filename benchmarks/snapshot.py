@@ -14,7 +14,8 @@ import sys
 import warnings
 
 import numpy as np
-from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, make_regression
+from sklearn.datasets import (load_breast_cancer, load_diabetes, load_digits, load_wine,
+                              make_regression)
 from sklearn.preprocessing import StandardScaler
 
 from skvan import ActiveVANClassifier, VANLassoRegressor, VANLogisticRegression, minimize
@@ -26,11 +27,14 @@ def _data():
     Xb, yb = load_breast_cancer(return_X_y=True)
     Xd, yd = load_digits(return_X_y=True)
     Xr, yr = load_diabetes(return_X_y=True)
+    Xw, yw = load_wine(return_X_y=True)
     Xs, ys = make_regression(2000, 60, n_informative=8, noise=5.0, random_state=0)
     return {
         "bc": (StandardScaler().fit_transform(Xb), yb),
         "bc_raw": (Xb, yb),
         "digits3": (StandardScaler().fit_transform(Xd), yd % 3),
+        "digits": (StandardScaler().fit_transform(Xd), yd),
+        "wine": (StandardScaler().fit_transform(Xw), yw),
         "diabetes": (StandardScaler().fit_transform(Xr), yr),
         "regression": (Xs, ys),
     }
@@ -48,6 +52,12 @@ def _configurations():
         ("log-mc", "bc", log(expectation="mc", random_state=0, max_iter=30)),
         ("log-svan", "bc", log(batch_size=64, random_state=0, max_iter=50)),
         ("log-ovr", "digits3", log(C=0.5)),
+        ("multi-default", "digits", log()),
+        ("multi-vi", "wine", log(objective="vi")),
+        ("multi-vi-digits", "digits", log(objective="vi", C=0.1)),
+        ("multi-gn", "wine", log(hessian="gauss_newton")),
+        ("multi-diag", "wine", log(covariance="diag", max_iter=300)),
+        ("multi-mc", "wine", log(expectation="mc", random_state=0, max_iter=30)),
         ("lasso-default", "diabetes", lasso(alpha=1.0)),
         ("lasso-small-alpha", "diabetes", lasso(alpha=0.01)),
         ("lasso-regression", "regression", lasso(alpha=0.5)),
