@@ -14,6 +14,12 @@ Each figure is the minimum over repeats, in ms (us for the per-call costs):
    against LAPACK ``potrf``/``potrs``, ``scipy.linalg.solve(assume_a="pos")``
    under a warning filter against the certificate's ``_solve_positive``, and
    ``np.tril`` of a 14 x 14 factor.
+6. The multinomial model's passes, ten classes: the cubature over 20,000 rows
+   (``skvan.expectations._cubature``) with 512 KB and 16 MB temporaries
+   (``_CHUNK``), on wide rows and on narrow ones (trace of ``V_i`` 1e-9:
+   the second-order expansion); ``logsumexp`` and ``softmax`` by scipy against
+   ``log_normaliser``; and the predictor covariances of 50,000 x 51 as whole
+   products ``X Sigma_{k, m >= k}`` against row blocks of 2 MB.
 
 Run: python benchmarks/bench_passes.py [--quick]
 """
@@ -155,6 +161,53 @@ def main():
     for name, fn in calls.items():
         t = best(lambda: [fn() for _ in range(1000)], repeats)
         print(f"  {name:<28}{1e3 * t:6.1f}")
+
+    multinomial(rng, repeats, args.quick)
+
+
+def multinomial(rng, repeats, quick):
+    from scipy.special import logsumexp, softmax
+
+    from skvan.expectations import SoftmaxCubature, _cubature
+    from skvan.objectives import MultinomialObjective
+    from skvan.objectives._multinomial import log_normaliser
+    from skvan.van import FullGaussian
+
+    print("\n6. Multinomial passes, 10 classes (ms)")
+    K, n = 10, 20_000
+    M = 2.0 * rng.standard_normal((n, K))
+    R = rng.standard_normal((n, K, K))
+    V = R @ np.swapaxes(R, 1, 2) / K**2
+    f = MultinomialObjective(np.ones((n, 1)), np.eye(K)[rng.integers(0, K, n)])
+    cubature = SoftmaxCubature()
+    default = _cubature._CHUNK
+    for name, scale in (("wide (trace ~1)", 1.0), ("narrow (trace ~1e-9)", 1e-9)):
+        cells = []
+        for chunk in (1 << 16, 1 << 21):
+            _cubature._CHUNK = chunk
+            cells.append(best(lambda: cubature._raw(f, M, V * scale, "exact"), repeats))
+        _cubature._CHUNK = default
+        print(f"  cubature, {name:<22} chunk 512 KB {1e3 * cells[0]:7.1f}   16 MB {1e3 * cells[1]:7.1f}")
+    A = 3.0 * rng.standard_normal(((1 << 16) // K, 20, K))
+    print(f"  logsumexp + softmax of {A.size} predictors: scipy "
+          f"{1e3 * best(lambda: (logsumexp(A, axis=-1), softmax(A, axis=-1)), repeats):6.2f}"
+          f"   log_normaliser {1e3 * best(lambda: log_normaliser(A), repeats):6.2f}")
+    n, p = (10_000, 51) if quick else (50_000, 51)
+    X = rng.standard_normal((n, p))
+    B = rng.standard_normal((K * p, K * p))
+    family = FullGaussian(np.zeros(K * p), B @ B.T + K * p * np.eye(K * p))
+    S = family.sigma
+
+    def whole():
+        out = np.empty((n, K, K))
+        for k in range(K):
+            XS = X @ S[k * p:(k + 1) * p, k * p:]
+            for m in range(k, K):
+                out[:, k, m] = out[:, m, k] = np.einsum("ij,ij->i", X, XS[:, (m - k) * p:(m - k + 1) * p])
+        return out
+
+    print(f"  predictor covariances, {n} x {p}: whole products {1e3 * best(whole, repeats):7.1f}"
+          f"   row blocks {1e3 * best(lambda: _cubature.predictor_covariances(X, K, family), repeats):7.1f}")
 
 
 if __name__ == "__main__":

@@ -84,6 +84,107 @@ def test_cubature_agrees_with_monte_carlo(K, sd, tol, rng):
     np.testing.assert_allclose(e2, m2, atol=tol)
 
 
+def _rows(rng, n, K, scale):
+    """Means, one-hot targets and predictor covariances of trace about ``scale``."""
+    M = 2 * rng.randn(n, K)
+    R = rng.randn(n, K, K)
+    V = R @ np.swapaxes(R, 1, 2) / K**2 * scale
+    return M, np.eye(K)[rng.randint(K, size=n)], V
+
+
+def _rule(Y, M, V, need):
+    """The cubature rule on every row (no expansion), as SoftmaxCubature applies it."""
+    from skvan.expectations._cubature import consistent_curvature, points
+
+    A, w, roots = points(M, V)
+    e0, e1, C, G = SoftmaxLoss().weighted_derivatives(Y[:, None, :], A, w, need)
+    return e0, e1, consistent_curvature(G, C, w, roots) if need == "exact" else C
+
+
+@pytest.mark.parametrize("K", [3, 10])
+@pytest.mark.parametrize("need", ["exact", "gauss_newton"])
+def test_second_order_expansion_agrees_with_the_rule_to_second_order(K, need, rng):
+    """SoftmaxLoss.expansion (value, gradient, curvature to O(V^2)) against the
+    rule's average over its points: the difference shrinks as V^2 (100x per 10x
+    in V), so each of the expansion's terms, the fourth cumulant's included, is
+    right; a wrong first-order term would shrink only 10x."""
+    from skvan.expectations._cubature import points
+
+    M, Y, V = _rows(rng, 30, K, 1.0)
+    loss = SoftmaxLoss()
+    errors = []
+    for scale in (1e-3, 1e-4):
+        A, w, _ = points(M, V * scale)
+        rule = loss.weighted_derivatives(Y[:, None, :], A, w, need)[:3]
+        taylor = loss.expansion(Y, M, V * scale, need)
+        errors.append([np.abs(a - b).max() for a, b in zip(rule, taylor)])
+    ratios = np.array(errors[0]) / np.array(errors[1])
+    assert np.all((ratios > 50) & (ratios < 200)), ratios
+
+
+def test_cubature_takes_the_expansion_on_narrow_rows_only(rng, monkeypatch):
+    """Rows whose predictors' variances sum to less than 1e-8 take the expansion,
+    the others the rule; on every row the result is the rule's to 1e-15 (the
+    expansion's error there is O(V^2) = 1e-16), and the value of a wide row is
+    not the expansion's."""
+    from skvan.expectations import _cubature
+
+    ruled = []
+    points = _cubature.points
+    monkeypatch.setattr(_cubature, "points", lambda M, V: ruled.append(len(M)) or points(M, V))
+    K, n = 10, 40
+    M, Y, V = _rows(rng, n, K, 1.0)
+    V[::2] *= 1e-9  # trace about 1e-9: narrow
+    V[1::2] *= 1e-2
+    f = MultinomialObjective(np.ones((n, 1)), Y)
+    for need in ("exact", "gauss_newton", "value"):
+        got = SoftmaxCubature()._raw(f, M, V, need)
+        assert sum(ruled) == n // 2
+        want = _rule(Y, M, V, "exact" if need == "value" else need)
+        ruled.clear()
+        for a, b in zip(got, want):
+            if a is not None:
+                np.testing.assert_allclose(a, b, rtol=0, atol=1e-15 * max(1.0, np.abs(b).max()))
+    taylor = SoftmaxLoss().expansion(Y[1::2], M[1::2], V[1::2])[1]
+    assert np.abs(taylor - SoftmaxCubature()._raw(f, M, V, "exact")[1][1::2]).max() > 1e-9
+
+
+def test_log_normaliser_matches_scipy(rng):
+    """One exponential for both ``logsumexp`` and ``softmax``, stable for large
+    predictors."""
+    from scipy.special import logsumexp, softmax
+
+    from skvan.objectives._multinomial import log_normaliser
+
+    A = 30.0 * rng.randn(5, 7, 4)
+    A[0, 0] = [800.0, -800.0, 0.0, 799.0]
+    lse, P = log_normaliser(A)
+    np.testing.assert_allclose(lse, logsumexp(A, axis=-1), rtol=1e-15)
+    np.testing.assert_allclose(P, softmax(A, axis=-1), rtol=1e-14, atol=1e-300)
+
+
+def test_predictor_covariances_of_a_per_feature_precision(rng):
+    """A precision coupling only each feature's K coefficients (every cold start:
+    the prior and the gauge) gives the K x K predictor covariances from one
+    O(n p K^2) product; they equal the general pass's (forced by a 1e-300
+    coupling of two features)."""
+    from skvan.expectations._cubature import _feature_blocks, predictor_covariances
+
+    K, p, n = 3, 5, 40
+    X = rng.randn(n, p)
+    P = np.zeros((K * p, K * p))
+    for j in range(p):
+        B = rng.randn(K, K)
+        idx = j + p * np.arange(K)
+        P[np.ix_(idx, idx)] = B @ B.T + np.eye(K)
+    coupled = P.copy()
+    coupled[0, 1] = coupled[1, 0] = 1e-300
+    assert _feature_blocks(P, K, p) is not None and _feature_blocks(coupled, K, p) is None
+    V = predictor_covariances(X, K, FullGaussian(np.zeros(K * p), P))
+    reference = predictor_covariances(X, K, FullGaussian(np.zeros(K * p), coupled))
+    np.testing.assert_allclose(V, reference, rtol=1e-13)
+
+
 @pytest.mark.parametrize("kind", ["full", "diag"])
 def test_assembled_expectations_agree_with_monte_carlo(kind, rng):
     """In parameter space (predictor sd about 0.2): value, gradient and curvature

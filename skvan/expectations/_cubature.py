@@ -16,7 +16,10 @@ standard normal:
 :func:`softmax_rule` takes the degree-5 rule while its weights are positive (up
 to four classes) and the degree-3 one beyond: positive weights keep averaged
 probabilities in ``[0, 1]`` and let ``predict_log_proba`` work in log space.
-Under VO the ``V_i`` vanish and every rule becomes the plug-in. Under VI the
+Under VO the ``V_i`` vanish and every rule becomes the plug-in. Rows whose
+``V_i`` have a trace below ``1e-8`` (sd ``1e-4``) skip the points: they take the
+second-order expansion :meth:`~skvan.objectives.SoftmaxLoss.expansion`, which
+agrees with the rule to ``O(V^2)``, round-off there (VO's last iterations). Under VI the
 error grows with the predictors' spread: measured against Monte Carlo
 (``tests/test_multinomial.py``), the expected loss, gradient and curvature
 are within 1e-3 to 2e-3 for standard deviations of 0.1 and 5e-3 (three
@@ -33,12 +36,17 @@ import functools
 import numpy as np
 from scipy.special import logsumexp
 
+from .._blocks import row_blocks
 from .._data import dot, issparse, squared
 from ..objectives import MultinomialObjective
 from ._base import LinearPredictorExpectation
 
-#: Temporaries per block of rows: ``rows x points x K x K`` floats.
-_CHUNK = 1 << 21
+#: Floats per temporary (``rows x points x K``) in a block of rows of the solver's
+#: passes: 512 KB. 16 MB ones took 10-25% longer (``python benchmarks/bench_passes.py``,
+#: part 6).
+_CHUNK = 1 << 16
+#: The same for predictions (16 MB), whose wide rows take 2,048 points each.
+_PREDICT_CHUNK = 1 << 21
 
 
 @functools.lru_cache(maxsize=None)
@@ -149,11 +157,9 @@ def expected_log_softmax(M, V):
     out = np.empty_like(M)
     wide = np.linalg.eigvalsh(V)[:, -1] > _PREDICT_NARROW
     K = M.shape[1]
-    step = max(1, _CHUNK // (2048 * K))
     for rule, mask in ((softmax_rule, ~wide), (sobol_rule, wide)):
-        idx = np.flatnonzero(mask)
-        for start in range(0, idx.size, step):
-            rows = idx[start:start + step]
+        size = len(rule(K)[1]) * K
+        for rows in _row_chunks(np.flatnonzero(mask), size, _PREDICT_CHUNK):
             A, w, _ = points(M[rows], V[rows], rule)
             log_p = A - logsumexp(A, axis=-1, keepdims=True)
             out[rows] = logsumexp(log_p + np.log(w)[None, :, None], axis=1)
@@ -188,10 +194,17 @@ class SoftmaxCubature(LinearPredictorExpectation):
         n, K = M.shape
         e0, e1 = np.empty(n), np.empty((n, K))
         e2 = None if need == "value" else np.empty((n, K, K))
-        step = max(1, _CHUNK // (len(softmax_rule(K)[1]) * K))
         loss = objective.loss
-        for start in range(0, n, step):
-            rows = slice(start, min(start + step, n))
+        # Rows narrow throughout (the trace bounds the largest root's square) take
+        # the second-order expansion: no roots, no points. On them the rule's
+        # curvature is its average Hessian (consistent_curvature), which agrees
+        # with the expansion to O(V^2) <= 1e-16, as do the value and the gradient.
+        narrow = np.einsum("ikk->i", V) < _NARROW**2
+        for rows in _row_chunks(np.flatnonzero(narrow), 4 * K * K):
+            e0[rows], e1[rows], C = loss.expansion(objective.Y[rows], M[rows], V[rows], need)
+            if e2 is not None:
+                e2[rows] = C
+        for rows in _row_chunks(np.flatnonzero(~narrow), len(softmax_rule(K)[1]) * K):
             A, w, roots = points(M[rows], V[rows])
             e0[rows], e1[rows], C, G = loss.weighted_derivatives(objective.Y[rows, None, :], A, w,
                                                                  need)
@@ -200,6 +213,18 @@ class SoftmaxCubature(LinearPredictorExpectation):
             elif need == "exact":
                 e2[rows] = consistent_curvature(G, C, w, roots)
         return e0, e1, e2
+
+
+def _row_chunks(index, row_size, chunk=None):
+    """Chunks of the rows ``index`` with at most ``chunk`` (default :data:`_CHUNK`)
+    floats per temporary of ``row_size`` floats per row; a run of consecutive rows
+    gives slices."""
+    chunk = _CHUNK if chunk is None else chunk
+    if index.size and index[-1] - index[0] + 1 == index.size:
+        start = int(index[0])
+        return [slice(start + b.start, start + b.stop)
+                for b in row_blocks(index.size, row_size, chunk)]
+    return [index[b] for b in row_blocks(index.size, row_size, chunk)]
 
 
 def predictor_covariances(X, K, family):
@@ -214,12 +239,37 @@ def predictor_covariances(X, K, family):
         idx = np.arange(K)
         V[:, idx, idx] = np.asarray(dot(squared(X), var.T))
         return V
+    blocks = _feature_blocks(family.precision, K, p)
+    if blocks is not None:
+        # Only the K x K block of each feature is nonzero (the prior and the gauge
+        # of a cold start): Sigma has the same pattern, with blocks S_j = B_j^-1, and
+        # V_i = sum_j x_ij^2 S_j takes one O(n p K^2) product.
+        S = np.linalg.inv(blocks).reshape(p, K * K)
+        return np.asarray(dot(squared(X), S)).reshape(n, K, K)
     S = family.sigma
-    for k in range(K):
-        XS = np.asarray(dot(X, S[k * p:(k + 1) * p, k * p:]))  # x_i^T Sigma_{k, m >= k}
-        for m in range(k, K):
-            block = XS[:, (m - k) * p:(m - k + 1) * p]
-            v = np.asarray(X.multiply(block).sum(axis=1)).ravel() if issparse(X) \
-                else np.einsum("ij,ij->i", X, block)
-            V[:, k, m] = V[:, m, k] = v
+    if issparse(X):
+        for k in range(K):
+            XS = np.asarray(dot(X, S[k * p:(k + 1) * p, k * p:]))  # x_i^T Sigma_{k, m >= k}
+            for m in range(k, K):
+                block = XS[:, (m - k) * p:(m - k + 1) * p]
+                V[:, k, m] = V[:, m, k] = np.asarray(X.multiply(block).sum(axis=1)).ravel()
+        return V
+    # In row blocks: the products x_i^T Sigma_{k, m >= k} of a whole design are
+    # n x K p temporaries (200 MB on 50,000 x 51 with ten classes), which made this
+    # pass memory-bound (``python benchmarks/profile_fit.py --multinomial``).
+    for rows in row_blocks(n, K * p):
+        block = X[rows].astype(np.float64, copy=False)
+        for k in range(K):
+            XS = (block @ S[k * p:(k + 1) * p, k * p:]).reshape(len(block), K - k, p)
+            v = np.einsum("imj,ij->im", XS, block)
+            V[rows, k, k:] = v
+            V[rows, k:, k] = v
     return V
+
+
+def _feature_blocks(P, K, p):
+    """The ``(p, K, K)`` blocks ``P[k p + j, m p + j]`` of a precision that couples
+    only the classes' coefficients of the same feature, or None if it couples
+    others."""
+    blocks = np.einsum("kjmj->jkm", P.reshape(K, p, K, p))
+    return blocks if np.count_nonzero(P) == np.count_nonzero(blocks) else None
