@@ -18,8 +18,9 @@ Each figure is the minimum over repeats, in ms (us for the per-call costs):
    (``skvan.expectations._cubature``) with 512 KB and 16 MB temporaries
    (``_CHUNK``), on wide rows and on narrow ones (trace of ``V_i`` 1e-9:
    the second-order expansion); ``logsumexp`` and ``softmax`` by scipy against
-   ``log_normaliser``; and the predictor covariances of 50,000 x 51 as whole
-   products ``X Sigma_{k, m >= k}`` against row blocks of 2 MB.
+   ``log_normaliser``; the predictor covariances of 50,000 x 51 as whole
+   products ``X Sigma_{k, m >= k}`` against row blocks of 2 MB; and the Gram
+   blocks as ``K (K + 1) / 2`` products against ``K`` stacked ones.
 
 Run: python benchmarks/bench_passes.py [--quick]
 """
@@ -208,6 +209,23 @@ def multinomial(rng, repeats, quick):
 
     print(f"  predictor covariances, {n} x {p}: whole products {1e3 * best(whole, repeats):7.1f}"
           f"   row blocks {1e3 * best(lambda: _cubature.predictor_covariances(X, K, family), repeats):7.1f}")
+    H = rng.standard_normal((n, K, K))
+    H += np.swapaxes(H, 1, 2)
+    objective = MultinomialObjective(X, np.eye(K)[rng.integers(0, K, n)])
+
+    def stacked():
+        # One product per class k: X^T [h_km x_i]_{m >= k}, in 2 MB row blocks.
+        C = np.zeros((K * p, K * p))
+        for rows in row_blocks(n, K * p):
+            B = X[rows]
+            for k in range(K):
+                Y = (H[rows, k, k:, None] * B[:, None, :]).reshape(len(B), -1)
+                C[k * p:(k + 1) * p, k * p:] += B.T @ Y
+        return C
+
+    print(f"  Gram blocks, {n} x {p}: {K * (K + 1) // 2} products X^T diag(h_km) X "
+          f"{1e3 * best(lambda: objective.data_curvature(H), repeats):7.1f}"
+          f"   {K} stacked products {1e3 * best(stacked, repeats):7.1f}")
 
 
 if __name__ == "__main__":
