@@ -15,6 +15,7 @@ from .._dask import reject_dask
 from .._data import dot
 from .._warnings import warn_user
 from ..objectives import (
+    KeepSigns,
     L1Penalty,
     LassoCertificate,
     LinearModelObjective,
@@ -477,7 +478,8 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         n_samples = getattr(f, "n_samples", None)
         certificate = LassoCertificate(quadratic, self._stop(n_samples))
         checkable = self.expectation != "mc" and not self._stochastic(n_samples)
-        step = BetaBacktrack(ObjectiveDecrease(), memory=True) if checkable else None
+        step = BetaBacktrack(ObjectiveDecrease(), memory=True,
+                             restrict=KeepSigns(quadratic.penalty.strength)) if checkable else None
         result = self._solve(f, family, rng, objective="vo", step=step, stop=certificate,
                              schedule=schedule)
         coef, n_corrections, ok = certificate.finish(family, result.converged)

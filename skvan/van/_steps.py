@@ -13,7 +13,9 @@ which never counts as convergence).
   shortened until the VO objective decreases enough (full-batch VO).
 - :class:`BetaBacktrack`: the whole step (precision and mean) redone with
   ``beta_t`` halved until a criterion accepts it, optionally remembering the
-  accepted ``beta_t`` for the next step. The criteria:
+  accepted ``beta_t`` for the next step, and optionally cutting the mean step
+  at zero where ``q`` has decided an L1-penalised coordinate's sign
+  (:class:`~skvan.objectives.KeepSigns`). The criteria:
   :class:`ObjectiveDecrease` (VI; VO on non-smooth ``f``) and :class:`TrustRegion`
   (Monte Carlo, where no value can be checked).
 
@@ -160,12 +162,17 @@ class BetaBacktrack:
         Start each step from at most twice the last accepted ``beta`` (never below
         the smallest one tried). Without it a growing schedule would halve its
         way down from the ever larger scheduled ``beta_t`` at every iteration.
+    restrict : object or None, default=None
+        ``restrict.prepare(solver)`` at the start of each step, then
+        ``restrict(step)`` on every trial mean step before ``accept`` sees it
+        (:class:`~skvan.objectives.KeepSigns`: the Lasso's orthant-wise steps).
     """
 
-    def __init__(self, accept, min_factor=MIN_FACTOR, memory=False):
+    def __init__(self, accept, min_factor=MIN_FACTOR, memory=False, restrict=None):
         self.accept = accept
         self.min_factor = float(min_factor)
         self.memory = memory
+        self.restrict = restrict
 
     def reset(self, solver):
         """Forget the accepted ``beta`` of a previous run."""
@@ -183,11 +190,15 @@ class BetaBacktrack:
         if self.memory and self._cap is not None and rates.beta > self._cap:
             rates = solver.objective_.with_beta(rates, self._cap)
         self.accept.prepare(solver)
+        if self.restrict is not None:
+            self.restrict.prepare(solver)
         factor = 1.0
         while factor * rates.beta >= self._floor:
             trial = rates if factor == 1.0 else solver.objective_.with_beta(rates, factor * rates.beta)
             solver.update_precision(trial)
             step = solver.newton_step(trial.mean)
+            if self.restrict is not None:
+                step = self.restrict(step)
             if self.accept(solver, step):
                 solver.update_mean(step)
                 self._cap = 2.0 * trial.beta
