@@ -35,8 +35,25 @@ def test_path_matches_lasso_path_at_every_alpha(name):
         scale = max(np.max(np.abs(ref[:, k])), 1e-12)
         assert np.max(np.abs(coefs[:, k] - ref[:, k])) <= 1e-3 * scale, k
         np.testing.assert_array_equal(coefs[:, k] != 0, np.abs(ref[:, k]) > 1e-10 * scale)
-    assert np.all(gaps <= 1e-6 * np.mean(y**2)) and np.all(n_iter >= 1)
+    assert np.all(gaps <= 1e-6 * np.mean(y**2)) and np.all(n_iter >= 0)
     assert np.all(np.diff(alphas) < 0) and not np.any(coefs[:, 0])  # alpha_max: all zero
+
+
+def test_path_keeps_q_between_kinks():
+    """Where the support and signs do not change from one alpha to the next, the
+    KKT check certifies the previous support at the new alpha with no VAN
+    iteration (at c968938 every alpha iterated); where they change, VAN runs.
+    Every alpha's coefficients are lasso_path's."""
+    X, y = PROBLEMS["diabetes"]
+    X, y = X - X.mean(axis=0), y - y.mean()
+    alphas, coefs, _, n_iter = van_lasso_path(X, y, n_alphas=50, return_n_iter=True)
+    _, ref, _ = lasso_path(X, y, alphas=alphas, tol=1e-12, max_iter=1_000_000)
+    np.testing.assert_allclose(coefs, ref, rtol=0, atol=1e-6 * np.abs(ref).max())
+    signs = np.sign(coefs)
+    unchanged = np.all(signs[:, 1:] == signs[:, :-1], axis=0)
+    kept = n_iter[1:] == 0
+    assert not np.any(kept & ~unchanged)
+    assert kept.sum() >= 30 and kept.sum() >= unchanged.sum() - 2
 
 
 def test_path_default_grid_is_scikit_learns():

@@ -22,6 +22,7 @@ from ..objectives import (
     QuadraticObjective,
     SquaredLoss,
     kkt_excess,
+    kkt_finish,
     nonnegative,
 )
 from ..van import (
@@ -387,7 +388,8 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         warm = self.warm_start and hasattr(self, "coef_") and len(np.atleast_1d(self.coef_)) == X.shape[1]
         start = self._mean() if warm else None
         self._resolve_covariance(X)
-        return self._fit_problem(self._problem(X, y, sample_weight), sample_weight, start, rng)
+        self._fit_problem(self._problem(X, y, sample_weight), sample_weight, start, rng)
+        return self
 
     def _problem(self, X, y, sample_weight):
         """What a fit solves, built once (a path re-weights its penalty):
@@ -440,21 +442,33 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         self.alpha = alpha
         return design, column_scale, linear.with_penalty(penalty), least_squares.with_penalty(penalty)
 
-    def _fit_problem(self, problem, sample_weight, start, rng):
+    def _fit_problem(self, problem, sample_weight, start, rng, carry=None):
         """VAN on ``problem`` (:meth:`_problem`) from ``start`` (a mean over
-        ``[coef, intercept]`` or None); sets the fitted attributes."""
+        ``[coef, intercept]`` or None); sets the fitted attributes and returns the
+        VO ``q`` (in the problem's coordinates).
+
+        ``carry``, a path's ``q`` from the previous alpha, is kept with no iteration
+        when its support and signs pass the KKT check here (:func:`kkt_finish`
+        without corrections): between two kinks of the path the support does not
+        change, and the check certifies the exact solution at this alpha."""
         design, column_scale, linear, least_squares = problem
         n_samples = design.X.shape[0]
         solved = self._constrained(least_squares, n_samples)
         f = solved if self._full_batch_exact(n_samples) else linear
         start = None if start is None else start * column_scale
-        if self._full_batch_exact(n_samples) and linear.n_params > n_samples:
+        coef, ok = None, False
+        if carry is not None and self._full_batch_exact(n_samples):
+            coef, _, ok = kkt_finish(solved, carry.mean, np.zeros_like(carry.mean), max_corrections=0)
+        if ok:
+            family, self.n_iter_, self.n_corrections_ = carry, 0, 0
+        elif self._full_batch_exact(n_samples) and linear.n_params > n_samples:
             coef, family, self.n_iter_, self.n_corrections_ = self._solve_wide(linear, start, rng)
         else:
             family = self._initial_family(linear, start)
             coef, result, self.n_corrections_, _ = self._solve_support(f, solved, family, rng)
             self.n_iter_ = result.n_iter
         family.mean = coef
+        fitted = family
         self.noise_variance_ = self._noise_variance(least_squares, coef, sample_weight,
                                                     self._ridge_rss(coef, column_scale, sample_weight))
         total = float(np.sum(sample_weight))
@@ -466,7 +480,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             self.n_iter_ = self._solve(log_joint, family, rng).n_iter
             self.n_corrections_ = 0
         self._set_attributes(family, column_scale, design.X)
-        return self
+        return fitted
 
     def _solve_support(self, f, quadratic, family, rng, schedule=None, warn=True):
         """VO from ``family`` until the support read off ``q`` passes the KKT check

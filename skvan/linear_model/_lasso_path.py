@@ -48,8 +48,10 @@ def _dual_gap(X, y, coef, alpha, ridge=0.0):
 def _path(estimator, X, y, alphas, sample_weight=None, return_std=False):
     """``estimator`` (a VANLassoRegressor, modified in place) fitted at each alpha
     of ``alphas`` in turn, on the design and Gram matrix built once; each fit
-    starts from the previous one's mean. Returns coefficients ``(n_alphas,
-    n_features)``, intercepts, standard deviations (or None) and iterations."""
+    starts from the previous one's mean, or keeps the previous ``q`` when its
+    support is certified at the new alpha (``_fit_problem``'s ``carry``). Returns
+    coefficients ``(n_alphas, n_features)``, intercepts, standard deviations (or
+    None) and iterations."""
     sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
     estimator.n_features_in_ = X.shape[1]  # X is validated by the caller
     estimator.alpha = float(alphas[0])
@@ -57,10 +59,10 @@ def _path(estimator, X, y, alphas, sample_weight=None, return_std=False):
     estimator._resolve_covariance(X)
     problem = estimator._problem(X, y, sample_weight)
     rng = check_random_state(estimator.random_state)
-    coefs, intercepts, stds, n_iter, start = [], [], [], [], None
+    coefs, intercepts, stds, n_iter, start, q = [], [], [], [], None, None
     for alpha in alphas:
         problem = estimator._at_alpha(problem, float(alpha), X, y, sample_weight)
-        estimator._fit_problem(problem, sample_weight, start, rng)
+        q = estimator._fit_problem(problem, sample_weight, start, rng, carry=q)
         start = estimator._mean()
         coefs.append(estimator.coef_.copy())
         intercepts.append(estimator.intercept_)
@@ -140,11 +142,16 @@ def van_lasso_path(X, y, *, eps=1e-3, n_alphas=100, alphas=None, return_n_iter=F
 
     Notes
     -----
-    The precision restarts from its initial scale at each alpha: under VO a
-    converged ``q`` has concentrated (its precision is the running sum of
-    ``beta_t`` growing geometrically), and from it VAN could not widen ``q`` to
-    find the coefficients that enter at the next alpha. Only the mean carries
-    over.
+    Between two kinks of the path the support does not change: when the previous
+    alpha's support and signs pass the KKT check at the next alpha, that check
+    certifies the exact solution there, with no VAN iteration (``n_iters`` 0), and
+    ``q`` carries over with the new mean. Where the support changes, VAN runs with
+    the precision restarted from its initial scale: under VO a converged ``q``
+    has concentrated (its precision is the running sum of ``beta_t`` growing
+    geometrically), and from it VAN could not widen ``q`` to find the
+    coefficients that enter. Only the mean carries over then. With
+    ``objective="vi"`` each alpha's posterior is fitted from its solution either
+    way.
 
     References
     ----------
