@@ -20,7 +20,8 @@ Each figure is the minimum over repeats, in ms (us for the per-call costs):
    the second-order expansion); ``logsumexp`` and ``softmax`` by scipy against
    ``log_normaliser``; the predictor covariances of 50,000 x 51 as whole
    products ``X Sigma_{k, m >= k}`` against row blocks of 2 MB; and the Gram
-   blocks as ``K (K + 1) / 2`` products against ``K`` stacked ones.
+   blocks of softmax Hessians as ``K (K + 1) / 2`` products (``data_curvature``),
+   as ``K`` stacked ones, and from symmetric rank-k products only.
 
 Run: python benchmarks/bench_passes.py [--quick]
 """
@@ -34,6 +35,7 @@ from scipy import linalg
 from scipy.linalg import blas, lapack
 
 from skvan._blocks import row_blocks
+from skvan._data import gram as skvan_gram
 from skvan.objectives import LogisticLoss
 from skvan.objectives._sparse import _solve_positive
 
@@ -209,9 +211,26 @@ def multinomial(rng, repeats, quick):
 
     print(f"  predictor covariances, {n} x {p}: whole products {1e3 * best(whole, repeats):7.1f}"
           f"   row blocks {1e3 * best(lambda: _cubature.predictor_covariances(X, K, family), repeats):7.1f}")
-    H = rng.standard_normal((n, K, K))
-    H += np.swapaxes(H, 1, 2)
+    # Softmax Hessians diag(p) - p p^T at random predictors (PSD, as VO's are).
+    P = np.exp(2.0 * rng.standard_normal((n, K)))
+    P /= P.sum(axis=1, keepdims=True)
+    H = -P[:, :, None] * P[:, None, :]
+    H[:, np.arange(K), np.arange(K)] += P
     objective = MultinomialObjective(X, np.eye(K)[rng.integers(0, K, n)])
+
+    def symmetric():
+        # With PSD H_i, (e_k + e_m)^T H_i (e_k + e_m) >= 0: every product has
+        # non-negative weights (X_d^T X_d, half the multiply-adds of a general one).
+        C = np.empty((K * p, K * p))
+        own = [skvan_gram(X, H[:, k, k]) for k in range(K)]
+        for k in range(K):
+            C[k * p:(k + 1) * p, k * p:(k + 1) * p] = own[k]
+            for m in range(k + 1, K):
+                pair = np.maximum(H[:, k, k] + 2.0 * H[:, k, m] + H[:, m, m], 0.0)
+                block = 0.5 * (skvan_gram(X, pair) - own[k] - own[m])
+                C[k * p:(k + 1) * p, m * p:(m + 1) * p] = block
+                C[m * p:(m + 1) * p, k * p:(k + 1) * p] = block.T
+        return C
 
     def stacked():
         # One product per class k: X^T [h_km x_i]_{m >= k}, in 2 MB row blocks.
@@ -224,8 +243,9 @@ def multinomial(rng, repeats, quick):
         return C
 
     print(f"  Gram blocks, {n} x {p}: {K * (K + 1) // 2} products X^T diag(h_km) X "
-          f"{1e3 * best(lambda: objective.data_curvature(H), repeats):7.1f}"
-          f"   {K} stacked products {1e3 * best(stacked, repeats):7.1f}")
+          f"{1e3 * best(lambda: objective.data_curvature(H), repeats):7.1f}   {K} stacked "
+          f"products {1e3 * best(stacked, repeats):7.1f}   off-diagonal blocks as (S - G_kk "
+          f"- G_mm) / 2, S a symmetric rank-k product {1e3 * best(symmetric, repeats):7.1f}")
 
 
 if __name__ == "__main__":

@@ -163,6 +163,30 @@ def test_log_normaliser_matches_scipy(rng):
     np.testing.assert_allclose(P, softmax(A, axis=-1), rtol=1e-14, atol=1e-300)
 
 
+@pytest.mark.parametrize("kind", ["softmax", "indefinite", "sparse"])
+def test_curvature_blocks_match_the_direct_sum(kind, rng):
+    """``sum_i w_i H_i (x) x_i x_i^T`` block by block (dense, with PSD or indefinite
+    per-row curvatures, or sparse X) equals the direct sum up to round-off of the
+    matrix's size."""
+    import scipy.sparse as sp
+
+    n, p, K = 300, 6, 4
+    X = rng.randn(n, p)
+    A = 2.0 * rng.randn(n, K)
+    P = np.exp(A - A.max(axis=1, keepdims=True))
+    P /= P.sum(axis=1, keepdims=True)
+    H = -P[:, :, None] * P[:, None, :]
+    H[:, np.arange(K), np.arange(K)] += P
+    if kind == "indefinite":
+        H[0] = -np.eye(K)
+    if kind == "sparse":
+        X[rng.rand(n, p) < 0.7] = 0.0
+    w = rng.uniform(0.5, 2.0, n)
+    f = MultinomialObjective(sp.csr_matrix(X) if kind == "sparse" else X, np.eye(K)[rng.randint(K, size=n)], w)
+    want = np.einsum("i,ikm,ij,il->kjml", f.weights, H, X, X).reshape(K * p, K * p)
+    np.testing.assert_allclose(f.data_curvature(H), want, rtol=0, atol=1e-13 * np.abs(want).max())
+
+
 def test_predictor_covariances_of_a_per_feature_precision(rng):
     """A precision coupling only each feature's K coefficients (every cold start:
     the prior and the gauge) gives the K x K predictor covariances from one
