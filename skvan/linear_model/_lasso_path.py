@@ -97,7 +97,7 @@ def van_lasso_path(X, y, *, eps=1e-3, n_alphas=100, alphas=None, return_n_iter=F
 
     with :class:`VANLassoRegressor`'s exact zeros and KKT certificate. ``X^T X``
     is formed once for the whole path; each alpha starts from the previous
-    alpha's mean.
+    alpha's ``q`` (Notes).
 
     Parameters
     ----------
@@ -222,7 +222,8 @@ def van_enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, re
 
         1 / (2 n) ||y - X w||^2 + alpha l1_ratio ||w||_1 + alpha (1 - l1_ratio) ||w||^2 / 2
 
-    by :class:`VANElasticNet`, each alpha starting from the previous one's mean.
+    by :class:`VANElasticNet`, each alpha starting from the previous one's ``q``
+    as in :func:`van_lasso_path`.
 
     Parameters
     ----------
@@ -303,7 +304,7 @@ class VANLassoCV(VANLassoRegressor):
 
     For each fold, the Lasso path is solved by VAN on the training rows (the
     Gram matrix formed once per fold, each alpha starting from the previous
-    one's mean; :func:`van_lasso_path`) and scored by the mean squared error on
+    one's ``q``; :func:`van_lasso_path`) and scored by the mean squared error on
     the held-out rows. ``alpha_`` minimises the mean over folds of that error,
     and the model is refitted on all rows at ``alpha_``. The objective at each
     alpha is scikit-learn's ``1/(2n) ||y - X w - b||^2 + alpha ||w||_1``.
