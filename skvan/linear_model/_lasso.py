@@ -492,8 +492,13 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         n_samples = getattr(f, "n_samples", None)
         certificate = LassoCertificate(quadratic, self._stop(n_samples))
         checkable = self.expectation != "mc" and not self._stochastic(n_samples)
-        step = BetaBacktrack(ObjectiveDecrease(), memory=True,
-                             restrict=KeepSigns(quadratic.penalty.strength)) if checkable else None
+        # The exact expected L1 curvature models the penalty on one side of 0 only
+        # (KeepSigns); the Gauss-Newton one, lambda / sqrt(m^2 + s^2), is that of a
+        # quadratic upper bound of E|theta|, whose steps descend across 0; cut
+        # there, coefficients that had to change sign froze at 0 (28 iterations
+        # at 89edfb8 against 11: tests/test_lasso.py::test_gauss_newton_steps_cross_zero).
+        keep = KeepSigns(quadratic.penalty.strength) if self.hessian == "exact" else None
+        step = BetaBacktrack(ObjectiveDecrease(), memory=True, restrict=keep) if checkable else None
         result = self._solve(f, family, rng, objective="vo", step=step, stop=certificate,
                              schedule=schedule)
         coef, n_corrections, ok = certificate.finish(family, result.converged)

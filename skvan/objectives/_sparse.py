@@ -246,7 +246,10 @@ class KeepSigns:
     :class:`~skvan.van.BetaBacktrack` halved
     ``beta_t`` until the step stopped short of the kink. Those coordinates now
     stop at 0, where ``q`` decides their sign again at the next iteration. A
-    fixed point is unchanged: there every step is 0. On the Lasso this took the
+    fixed point is unchanged: there every step is 0. The Lasso applies it under
+    the exact expected curvature only: the Gauss-Newton one is that of a
+    quadratic upper bound of ``E|theta_j|``, whose steps descend across 0. On the
+    Lasso this took the
     iterations of ``python benchmarks/bench_lasso.py --growth`` (15 problems, growth
     2) from 352 to 275, and diabetes at 0.1 ``alpha_max`` from 68 to 13
     (``--speed``).
