@@ -19,8 +19,8 @@ probabilities in ``[0, 1]`` and let ``predict_log_proba`` work in log space.
 Under VO the ``V_i`` vanish and every rule becomes the plug-in. Rows whose
 ``V_i`` have a trace below ``1e-8`` (sd ``1e-4``) skip the points: they take the
 second-order expansion :meth:`~skvan.objectives.SoftmaxLoss.expansion`, which
-agrees with the rule to ``O(V^2)``, round-off there (VO's last iterations). Under VI the
-error grows with the predictors' spread: measured against Monte Carlo
+agrees with the rule to ``O(V^2)``, round-off there (VO's last iterations).
+Under VI the error grows with the predictors' spread: measured against Monte Carlo
 (``tests/test_multinomial.py``), the expected loss, gradient and curvature
 are within 1e-3 to 2e-3 for standard deviations of 0.1 and 5e-3 (three
 classes) to 2e-2 (six) for 0.5; the predictive probabilities are within 2e-2 to
@@ -42,8 +42,8 @@ from ..objectives import MultinomialObjective
 from ._base import LinearPredictorExpectation
 
 #: Floats per temporary (``rows x points x K``) in a block of rows of the solver's
-#: passes: 512 KB. 16 MB ones took 10-25% longer (``python benchmarks/bench_passes.py``,
-#: part 6).
+#: passes: 512 KB. 16 MB ones took 10-27% longer (``python
+#: benchmarks/bench_passes.py``, part 6).
 _CHUNK = 1 << 16
 #: The same for predictions (16 MB), whose wide rows take 2,048 points each.
 _PREDICT_CHUNK = 1 << 21

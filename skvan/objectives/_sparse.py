@@ -237,22 +237,21 @@ class KeepSigns:
     """Cut a mean step at zero in the coordinates of an L1 penalty whose sign ``q``
     has decided (the orthant-wise rule of OWL-QN, Andrew and Gao 2007).
 
-    Under ``q = N(m, s^2)`` the expected penalty ``lambda_j E|theta_j|`` is linear in
-    ``m_j`` to float64 precision while ``q`` gives the other sign a probability
+    Under ``q = N(m, s^2)`` the expected penalty ``lambda_j E|theta_j|`` is linear
+    in ``m_j`` to float64 precision while ``q`` gives the other sign a probability
     below ``SIGN_EPS`` (``|m_j| > z s_j``, :func:`support_from_q`): the quadratic
-    model behind the Newton-like step holds on that orthant only. A step that leaves it
-    crosses the penalty's kink, smoothed over ``s_j``, which shrinks as ``q``
-    concentrates; the objective then rises, and
-    :class:`~skvan.van.BetaBacktrack` halved
-    ``beta_t`` until the step stopped short of the kink. Those coordinates now
-    stop at 0, where ``q`` decides their sign again at the next iteration. A
-    fixed point is unchanged: there every step is 0. The Lasso applies it under
-    the exact expected curvature only: the Gauss-Newton one is that of a
-    quadratic upper bound of ``E|theta_j|``, whose steps descend across 0. On the
-    Lasso this took the
-    iterations of ``python benchmarks/bench_lasso.py --growth`` (15 problems, growth
-    2) from 352 to 275, and diabetes at 0.1 ``alpha_max`` from 68 to 13
-    (``--speed``).
+    model behind the Newton-like step holds on that orthant only. A step that
+    leaves it crosses the penalty's kink, smoothed over ``s_j``, which shrinks
+    as ``q`` concentrates; the objective then rises, and
+    :class:`~skvan.van.BetaBacktrack` halved ``beta_t`` until the step stopped
+    short of the kink. Those coordinates now stop at 0, where ``q`` decides their
+    sign again at the next iteration. A fixed point is unchanged: there every
+    step is 0. On the Lasso this took the iterations of ``python
+    benchmarks/bench_lasso.py --growth`` (15 problems, growth 2) from 352 to
+    275, and diabetes at 0.1 ``alpha_max`` from 68 to 13 (``--speed``). The
+    Lasso applies it under the exact expected curvature only: the Gauss-Newton
+    one is that of a quadratic upper bound of ``E|theta_j|``, whose steps
+    descend across 0.
 
     Parameters
     ----------
