@@ -33,8 +33,8 @@ PARTS = {
 #: the ``K^2 / 2`` Gram blocks, the rows' square roots (``eigh``) and the whole
 #: cubature (roots, softmax derivatives at the points, consistent curvature).
 MULTINOMIAL_PARTS = {
-    "fit": ("_logistic.py", "fit"),
-    "loop": ("_solver.py", "solve"),
+    "fit": PARTS["fit"],
+    "loop": PARTS["loop"],
     "covariances": ("_cubature.py", "predictor_covariances"),
     "Gram": ("_multinomial.py", "data_curvature"),
     "roots": ("_cubature.py", "square_roots"),

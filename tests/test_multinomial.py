@@ -146,6 +146,10 @@ def test_cubature_takes_the_expansion_on_narrow_rows_only(rng, monkeypatch):
         for a, b in zip(got, want):
             if a is not None:
                 np.testing.assert_allclose(a, b, rtol=0, atol=1e-13 * max(1.0, np.abs(b).max()))
+    # A point mass: exactly the derivatives at the mean.
+    l, G, H = SoftmaxLoss().loss_derivatives(Y, M)
+    for got, want in zip(SoftmaxCubature()._raw(f, M, 0 * V, "exact"), (l, G, H)):
+        np.testing.assert_array_equal(got, want)
     taylor = SoftmaxLoss().expansion(Y[1::2], M[1::2], V[1::2])[1]
     assert np.abs(taylor - SoftmaxCubature()._raw(f, M, V, "exact")[1][1::2]).max() > 1e-9
 

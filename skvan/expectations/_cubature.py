@@ -187,16 +187,13 @@ class SoftmaxCubature(LinearPredictorExpectation):
         return np.zeros((objective.n_samples, objective.n_classes, objective.n_classes))
 
     def _raw(self, objective, M, V, need):
-        if not V.any():  # a point mass: the derivatives at the mean
-            l, G, H = objective.loss.loss_derivatives(objective.Y, M)
-            return l, G, None if need == "value" else (
-                objective.loss.gauss_newton(G, H) if need == "gauss_newton" else H)
         n, K = M.shape
         e0, e1 = np.empty(n), np.empty((n, K))
         e2 = None if need == "value" else np.empty((n, K, K))
         loss = objective.loss
         # Rows narrow throughout (the trace bounds the largest root's square) take
-        # the second-order expansion: no roots, no points. On them the rule's
+        # the second-order expansion: no roots, no points (a point mass, V_i = 0,
+        # gets the derivatives at the mean exactly). On them the rule's
         # curvature is its average Hessian (consistent_curvature), which agrees
         # with the expansion to O(V^2) <= 1e-16, as do the value and the gradient.
         narrow = np.einsum("ikk->i", V) < _NARROW**2
