@@ -151,7 +151,8 @@ def test_no_penalty_matches_sklearn_when_the_optimum_is_finite():
     y = _labels(X)
     van = VANLogisticRegression(C=np.inf).fit(X, y)
     ref = LogisticRegression(C=np.inf, tol=1e-10).fit(X, y)
-    np.testing.assert_allclose(van.coef_, ref.coef_, rtol=1e-5)
+    # The default tol's contract: within 1e-4 of the largest coefficient.
+    np.testing.assert_allclose(van.coef_, ref.coef_, rtol=0, atol=1e-4 * np.abs(ref.coef_).max())
 
 
 @pytest.mark.parametrize("objective", ["vo", "vi"])

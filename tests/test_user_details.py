@@ -137,7 +137,8 @@ def test_beta_search_selects_something_only_under_a_budget(breast_cancer):
         budget = GridSearchCV(ActiveVANClassifier(batch_size=5, max_labels=30, random_state=0), grid,
                               scoring="neg_log_loss", cv=cv).fit(X, y)
     same = converged.cv_results_["mean_test_score"]
-    np.testing.assert_allclose(same, same[0], rtol=1e-6)
+    # Equal up to the fits' tol=1e-4 (coefficients within about 1e-5 relative).
+    np.testing.assert_allclose(same, same[0], rtol=1e-5)
     scores = budget.cv_results_["mean_test_score"]
     assert np.ptp(scores) > 0.1 * abs(scores.max())  # beta=0.1 is far worse with 30 labels
     assert budget.best_params_["beta"] > 0.1

@@ -18,6 +18,12 @@ WINDOW = 3
 ROUNDOFF_ULPS = 64
 
 
+def _exact(solver):
+    """Whether the solver's steps come from exact full-batch expectations (their
+    ratios are then not noise)."""
+    return bool(solver.expectation.deterministic and not solver.batches_.stochastic)
+
+
 class MeanContraction:
     """Stop when the mean is estimated to be within ``tol`` of its fixed point.
 
@@ -27,7 +33,13 @@ class MeanContraction:
     ``r < 1``), and the test passes when it is at most
     ``tol * max(|mu|_inf, min_scale)``. Unlike a bare step-size test this does not stop
     a slowly contracting iteration early; a zig-zagging one (the diagonal family
-    on correlated features) can still fool it, so use a smaller ``tol`` there. A
+    on correlated features) can still fool it, so use a smaller ``tol`` there.
+    When the steps come from exact full-batch expectations and their ratios fall
+    over the whole window (the contraction is speeding up, as in a Newton-like
+    run's last steps), ``r`` is the latest ratio instead: the largest would
+    overestimate the distance by a factor of up to 100 there, and cost a whole
+    iteration (breast_cancer at the default ``tol=1e-4``: 9 iterations ending
+    7e-8 from the optimum, 8 ending 7e-6 with the latest ratio). A
     step the safeguard rejected (``alpha = 0``) says nothing about convergence. A
     step of at most :data:`ROUNDOFF_ULPS` ulps of ``|mu|_inf`` is round-off, whose
     ratios say nothing either: the distance is then the step itself.
@@ -76,7 +88,14 @@ class MeanContraction:
         steps = list(self._steps)
         if len(steps) < 2 or min(steps[:-1]) <= 0:
             return False
-        r = max(b / a for a, b in zip(steps[:-1], steps[1:]))
+        ratios = [b / a for a, b in zip(steps[:-1], steps[1:])]
+        r = max(ratios)
+        if (len(ratios) == WINDOW and _exact(solver)
+                and all(b < a for a, b in zip(ratios[:-1], ratios[1:]))):
+            # Contraction speeding up over the whole window (a Newton-like run's
+            # last steps): the latest ratio is the rate from here on, and the
+            # largest would overestimate the distance left by its ratio to it.
+            r = ratios[-1]
         if r < 1.0:
             self.distance = d * r / (1.0 - r)
         return bool(self.distance <= self.tol * scale)
