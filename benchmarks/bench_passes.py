@@ -22,8 +22,12 @@ Each figure is the minimum over repeats, in ms (us for the per-call costs):
    products ``X Sigma_{k, m >= k}`` against row blocks of 2 MB; and the Gram
    blocks of softmax Hessians as ``K (K + 1) / 2`` products (``data_curvature``),
    as ``K`` stacked ones, and from symmetric rank-k products only.
+7. The column statistics of the Jacobi scaling (``skvan._data.column_statistics``):
+   ``max_j |x_ij|`` by numpy's ``max`` and ``min`` over ``axis=0`` plus the
+   weighted squares in their own blocked pass, against one blocked pass of
+   ``|x|`` computing both.
 
-Run: python benchmarks/bench_passes.py [--quick]
+Run: python benchmarks/bench_passes.py [--quick] [--columns (part 7 only)]
 """
 
 import argparse
@@ -83,9 +87,12 @@ def variances_trmm(X, Linv, block):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller shapes, fewer repeats")
+    parser.add_argument("--columns", action="store_true", help="only part 7")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     repeats = 3 if args.quick else 5
+    if args.columns:
+        return column_statistics(rng, repeats, args.quick)
     shapes = ((200_000, 21), (20_000, 101)) if args.quick else \
         ((1_000_000, 21), (100_000, 101), (20_000, 201))
 
@@ -166,6 +173,25 @@ def main():
         print(f"  {name:<28}{1e3 * t:6.1f}")
 
     multinomial(rng, repeats, args.quick)
+    column_statistics(rng, repeats, args.quick)
+
+
+def column_statistics(rng, repeats, quick):
+    from skvan._data import column_statistics as one_pass
+    from skvan._data import weighted_column_squares
+
+    print("\n7. Column statistics of the Jacobi scaling (ms)")
+    shapes = ((100_000, 21), (20_000, 101)) if quick else ((1_000_000, 21), (100_000, 101))
+    for n, p in shapes:
+        X, w = rng.standard_normal((n, p)), rng.random(n)
+
+        def two_reductions():
+            top = np.maximum(X.max(axis=0, initial=0.0), -X.min(axis=0, initial=0.0))
+            return top, weighted_column_squares(X, w)
+
+        print(f"  {n:>9} x {p:<4} axis-0 max and min + squares "
+              f"{1e3 * best(two_reductions, repeats):7.1f}   one blocked pass "
+              f"{1e3 * best(lambda: one_pass(X, w), repeats):7.1f}")
 
 
 def multinomial(rng, repeats, quick):

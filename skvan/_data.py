@@ -101,11 +101,29 @@ def unit_variance_scale(X, w):
     return value if np.isfinite(value) and value > 0 else 1.0
 
 
-def column_abs_max(X):
-    """``max_i |x_ij|`` for each column (0 for an empty or all-zero column)."""
+def column_statistics(X, w=None):
+    """``(max_i |x_ij|, sum_i w_i x_ij^2)`` for each column (0 for an empty
+    column; the squares None without ``w``), in one pass over the rows.
+
+    The squares overflow to inf where entries exceed about 1e154
+    (:func:`~skvan.objectives._linear.jacobi_scale_from` then sums them again
+    normalised). A dense pass takes ``|x|`` of each row block: numpy's ``max`` and
+    ``min`` over ``axis=0`` of a C-ordered array and a separate pass for the
+    squares took 1.5x (1e6 x 21) to 3x (1e5 x 101) the time of this one pass
+    (``python benchmarks/bench_passes.py --columns``).
+    """
     if sp.issparse(X):
-        return np.asarray(abs(X).max(axis=0).todense()).ravel()
-    return np.maximum(X.max(axis=0, initial=0.0), -X.min(axis=0, initial=0.0)).astype(np.float64)
+        top = np.asarray(abs(X).max(axis=0).todense()).ravel().astype(np.float64)
+        return top, None if w is None else weighted_column_squares(X, w)
+    top = np.zeros(X.shape[1])
+    squares = None if w is None else np.zeros(X.shape[1])
+    with np.errstate(over="ignore"):
+        for rows in row_blocks(*X.shape):
+            block = np.abs(X[rows]).astype(np.float64, copy=False)
+            np.maximum(top, block.max(axis=0), out=top)
+            if w is not None:
+                squares += np.einsum("i,ij,ij->j", w[rows], block, block)
+    return top, squares
 
 
 def weighted_column_squares(X, w, norm=None):

@@ -10,7 +10,7 @@ own share where it lives, and only ``p``-sized results travel
 
 import numpy as np
 
-from .._data import as_design, column_abs_max, weighted_column_squares
+from .._data import as_design, column_statistics, weighted_column_squares
 from ._base import Objective
 from ._linear import jacobi_scale_from
 
@@ -67,7 +67,7 @@ def design_summary(X, y, w, spec):
     """Column statistics of the chunk's design: ``(total weight, max |x_j|,
     sum_i w_i x_ij^2)``."""
     Xd, weights = as_design(X, spec.fit_intercept), spec.weights(y, w)
-    return float(np.sum(weights)), column_abs_max(Xd), weighted_column_squares(Xd, weights)
+    return (float(np.sum(weights)),) + column_statistics(Xd, weights)
 
 
 def _squares(X, y, w, spec, norm):

@@ -3,7 +3,7 @@
 import numpy as np
 
 from .._data import (
-    column_abs_max,
+    column_statistics,
     dot,
     gram,
     row_squared_norms,
@@ -31,8 +31,11 @@ def jacobi_column_scale(X, sample_weight, ridge):
     ``ridge_j`` per unit of weight, rounded to a power of two; all ones when the
     columns are within ``2^10`` of each other and of 1, or the weights sum to
     zero (:meth:`LinearModelObjective.column_scale`)."""
-    return jacobi_scale_from(float(np.sum(sample_weight)), column_abs_max(X),
-                             lambda norm: weighted_column_squares(X, sample_weight, norm), ridge)
+    top, squares = column_statistics(X, sample_weight)
+    return jacobi_scale_from(
+        float(np.sum(sample_weight)), top,
+        lambda norm: squares if norm is None else weighted_column_squares(X, sample_weight, norm),
+        ridge)
 
 
 def jacobi_scale_from(total, top, squares, ridge):
