@@ -23,3 +23,13 @@ def row_blocks(n_rows, row_size, max_elements=BLOCK_ELEMENTS):
     step = max(1, max_elements // max(int(row_size), 1))
     for start in range(0, n_rows, step):
         yield slice(start, min(start + step, n_rows))
+
+
+def index_blocks(index, row_size, max_elements=BLOCK_ELEMENTS):
+    """Blocks of the sorted row indices ``index``, as :func:`row_blocks` makes them
+    of ``range(len(index))``; a run of consecutive rows gives slices (views)."""
+    if index.size and index[-1] - index[0] + 1 == index.size:
+        start = int(index[0])
+        return [slice(start + b.start, start + b.stop)
+                for b in row_blocks(index.size, row_size, max_elements)]
+    return [index[b] for b in row_blocks(index.size, row_size, max_elements)]

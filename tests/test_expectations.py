@@ -221,14 +221,58 @@ def test_centred_logistic_expectations_match_the_whole_rule(need):
             np.testing.assert_allclose(centred[2], c @ w, rtol=1e-13, atol=1e-15)
 
 
+@pytest.mark.parametrize("need", ["value", "exact", "gauss_newton"])
+def test_centred_table_matches_a_finer_rule(need):
+    """The cold-start table against the trapezoid rule with spacing 0.1 / max(sd, 1)
+    at random sds over its range and at its edges: within 1e-13 relative."""
+    from skvan.expectations._quadrature import _TABLE_RANGE, _trapezoid_rule, centred_table
+
+    loss = LogisticLoss()
+    rng = np.random.RandomState(0)
+    lo, hi = _TABLE_RANGE
+    sd = np.r_[np.exp2(rng.uniform(lo, hi, 300)), 2.0**lo, np.nextafter(2.0**hi, 0)]
+    y = np.sign(rng.randn(sd.size))
+    table = centred_table(loss, need)
+    assert table.covers(sd).all()
+    got = table(y, sd)
+    for i in range(sd.size):
+        z, w = _trapezoid_rule.__wrapped__(int(np.ceil(8.5 * max(sd[i], 1.0) / 0.1)))
+        ref = loss.centred_expectations(y[i:i + 1], sd[i:i + 1], z, w, need)
+        for a, b in zip(got, ref):
+            if b is not None:
+                np.testing.assert_allclose(a[i], b[0], rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("need", ["exact", "gauss_newton"])
+def test_cold_quadrature_equals_the_whole_rule_inside_and_outside_the_table(need):
+    """A cold pass mixes the table (sd in [2^-10, 2^7)) and the per-row rules (0,
+    1e-5, 200): every row matches the whole rule on its own within the rules'
+    absolute error, 1e-12 (the table is closer to the truth: the test above)."""
+    from skvan.expectations._quadrature import _groups
+
+    rng = np.random.RandomState(1)
+    sd = np.r_[0.0, 1e-5, 200.0, np.exp(rng.uniform(-8, 4.5, 500))]
+    y = np.sign(rng.randn(sd.size))
+    f = LinearModelObjective(np.zeros((sd.size, 1)), y, LogisticLoss())
+    cold = GaussHermiteQuadrature()._raw(f, np.zeros(sd.size), sd**2, need)
+    loss = f.loss
+    for rows, z, w in _groups(sd**2, "auto"):
+        d0, d1, d2 = loss.loss_derivatives(y[rows, None], sd[rows, None] * z)
+        c = loss.gauss_newton(d1, d2) if need == "gauss_newton" else d2
+        for got, ref in zip(cold, (d0 @ w, d1 @ w, c @ w)):
+            np.testing.assert_allclose(got[rows], ref, rtol=0, atol=1e-12)
+
+
 def test_quadrature_takes_the_centred_path_only_at_a_zero_mean(rng, monkeypatch):
-    """A cold start uses the paired nodes; any nonzero predictor mean the whole rule."""
+    """A cold start uses the centred table; any nonzero predictor mean the whole rule."""
+    import skvan.expectations._quadrature as quadrature
+
     X = rng.randn(50, 3)
     f = LinearModelObjective(X, np.sign(rng.randn(50)), LogisticLoss())
     calls = []
-    original = LogisticLoss.centred_expectations
-    monkeypatch.setattr(LogisticLoss, "centred_expectations",
-                        lambda self, *a, **k: calls.append(1) or original(self, *a, **k))
+    original = quadrature.centred_table
+    monkeypatch.setattr(quadrature, "centred_table",
+                        lambda *a, **k: calls.append(1) or original(*a, **k))
     quad = GaussHermiteQuadrature()
     cold = quad(f, FullGaussian(np.zeros(3), np.eye(3)))
     assert calls

@@ -36,7 +36,7 @@ import functools
 import numpy as np
 from scipy.special import logsumexp
 
-from .._blocks import row_blocks
+from .._blocks import index_blocks, row_blocks
 from .._data import dot, issparse, squared
 from ..objectives import MultinomialObjective
 from ._base import LinearPredictorExpectation
@@ -159,7 +159,7 @@ def expected_log_softmax(M, V):
     K = M.shape[1]
     for rule, mask in ((softmax_rule, ~wide), (sobol_rule, wide)):
         size = len(rule(K)[1]) * K
-        for rows in _row_chunks(np.flatnonzero(mask), size, _PREDICT_CHUNK):
+        for rows in index_blocks(np.flatnonzero(mask), size, _PREDICT_CHUNK):
             A, w, _ = points(M[rows], V[rows], rule)
             log_p = A - logsumexp(A, axis=-1, keepdims=True)
             out[rows] = logsumexp(log_p + np.log(w)[None, :, None], axis=1)
@@ -197,11 +197,11 @@ class SoftmaxCubature(LinearPredictorExpectation):
         # curvature is its average Hessian (consistent_curvature), which agrees
         # with the expansion to O(V^2) <= 1e-16, as do the value and the gradient.
         narrow = np.einsum("ikk->i", V) < _NARROW**2
-        for rows in _row_chunks(np.flatnonzero(narrow), 4 * K * K):
+        for rows in index_blocks(np.flatnonzero(narrow), 4 * K * K, _CHUNK):
             e0[rows], e1[rows], C = loss.expansion(objective.Y[rows], M[rows], V[rows], need)
             if e2 is not None:
                 e2[rows] = C
-        for rows in _row_chunks(np.flatnonzero(~narrow), len(softmax_rule(K)[1]) * K):
+        for rows in index_blocks(np.flatnonzero(~narrow), len(softmax_rule(K)[1]) * K, _CHUNK):
             A, w, roots = points(M[rows], V[rows])
             e0[rows], e1[rows], C, G = loss.weighted_derivatives(objective.Y[rows, None, :], A, w,
                                                                  need)
@@ -210,18 +210,6 @@ class SoftmaxCubature(LinearPredictorExpectation):
             elif need == "exact":
                 e2[rows] = consistent_curvature(G, C, w, roots)
         return e0, e1, e2
-
-
-def _row_chunks(index, row_size, chunk=None):
-    """Chunks of the rows ``index`` with at most ``chunk`` (default :data:`_CHUNK`)
-    floats per temporary of ``row_size`` floats per row; a run of consecutive rows
-    gives slices."""
-    chunk = _CHUNK if chunk is None else chunk
-    if index.size and index[-1] - index[0] + 1 == index.size:
-        start = int(index[0])
-        return [slice(start + b.start, start + b.stop)
-                for b in row_blocks(index.size, row_size, chunk)]
-    return [index[b] for b in row_blocks(index.size, row_size, chunk)]
 
 
 def predictor_covariances(X, K, family):

@@ -24,6 +24,10 @@ the trapezoid rule) so that one wide row does not set the cost of all; each grou
 is processed in blocks of at most 16,384 node evaluations (128 KB temporaries):
 the loss derivatives take 0.27 ms per 65,536 nodes in such blocks against 0.46 ms
 in blocks of 65,536 (``python benchmarks/bench_passes.py``).
+
+At a zero mean (every cold fit's first pass) the logistic loss's expectations
+are functions of ``sd`` alone, read from a table of piecewise polynomials
+(:class:`_CentredTable`) as accurate as the rules above.
 """
 
 import functools
@@ -32,6 +36,7 @@ import math
 import numpy as np
 from scipy.special import logsumexp
 
+from .._blocks import index_blocks
 from ._base import LinearPredictorExpectation
 
 #: ``(largest sd, Gauss-Hermite nodes)`` used by ``n_nodes="auto"``.
@@ -40,6 +45,8 @@ AUTO_NODES = ((1e-3, 2), (3e-2, 4), (0.2, 8), (0.5, 16), (0.8, 32))
 MAX_GRID = 2049
 _HALF_WIDTH = 8.5
 _CHUNK = 1 << 14
+#: Rows per block of the cold-start table's evaluation (its temporaries stay in cache).
+_TABLE_CHUNK = 1 << 14
 
 
 @functools.lru_cache(maxsize=None)
@@ -136,6 +143,101 @@ def _groups(v, n_nodes):
                 yield rows[start : start + step], z, w
 
 
+class _CentredTable:
+    """A loss's expectations at a zero mean as functions of ``t = log2(sd)`` alone.
+
+    Where every predictor mean is 0 (the start of a cold fit) ``E[l]``,
+    ``E[l']`` and ``E[c]`` depend on the row only through ``sd`` (and ``E[l']``
+    on the label's sign, ``y g(sd)``). The table holds each on
+    ``t in [-10, 7)`` (``sd`` from 1e-3 to 128) as polynomials of degree
+    :data:`_TABLE_DEGREE` on intervals of :data:`_TABLE_STEP`, interpolating at
+    Chebyshev points the loss's ``centred_expectations`` under the trapezoid rule
+    with spacing at most ``0.25 / max(sd, 1)`` (exponentially accurate: an error near
+    ``exp(-2 pi^2 / 0.25)``, far below round-off). The interpolation error is
+    below 1e-13 relative (``tests/test_expectations.py``), inside the 1e-12 of
+    the per-row rules; a pass over the rows costs a few products per row instead
+    of a few per node pair (1e6 rows with ``sd`` from 0.3 to 3: 28 against 159
+    ms, ``python benchmarks/bench_passes.py --columns``, part 8). Rows outside the range
+    take the per-row rules. Only for losses whose centred expectations depend on
+    ``sd`` and ``y`` alone (the logistic loss); built once per loss class and
+    curvature (:func:`centred_table`).
+    """
+
+    def __init__(self, loss, need):
+        lo, hi = _TABLE_RANGE
+        n_int = int(round((hi - lo) / _TABLE_STEP))
+        k = _TABLE_DEGREE + 1
+        x = np.cos(np.pi * (np.arange(k) + 0.5) / k)
+        sd = np.exp2(lo + (np.arange(n_int)[:, None] + (x + 1.0) / 2.0) * _TABLE_STEP).ravel()
+        columns = [np.empty(sd.size) for _ in range(3)]
+        # Spacing 0.25 / 2^j for the points with sd in (2^(j-1), 2^j] (j >= 0).
+        octave = np.maximum(np.ceil(np.log2(sd)), 0).astype(int)
+        for j in np.unique(octave):
+            rows = octave == j
+            z, w = _trapezoid_rule.__wrapped__(int(np.ceil(_HALF_WIDTH / 0.25)) << int(j))
+            values = loss.centred_expectations(np.ones(rows.sum()), sd[rows], z, w, need)
+            for column, value in zip(columns, values):
+                if value is not None:
+                    column[rows] = value
+        # Chebyshev coefficients of each interval, then monomial ones in x (for Horner).
+        to_monomial = np.zeros((k, k))
+        for j in range(k):
+            poly = np.polynomial.chebyshev.cheb2poly(np.eye(k)[j])
+            to_monomial[:poly.size, j] = poly
+        self.coefficients = []
+        for column, value in zip(columns, values):
+            if value is None:
+                self.coefficients.append(None)
+            elif np.ptp(column) == 0:  # a constant (the logistic E[l'] = -y/2): exact
+                self.coefficients.append(float(column[0]))
+            else:
+                cheb = np.polynomial.chebyshev.chebfit(x, column.reshape(n_int, k).T, _TABLE_DEGREE)
+                self.coefficients.append(np.ascontiguousarray(to_monomial @ cheb))
+        self.n_intervals = n_int
+
+    @staticmethod
+    def covers(sd):
+        """Which rows the table holds."""
+        lo, hi = _TABLE_RANGE
+        return (sd >= 2.0**lo) & (sd < 2.0**hi)
+
+    def __call__(self, y, sd):
+        """``(E[l], E[l'], E[c])`` (None where ``need`` leaves them out) for rows the
+        table :meth:`covers`."""
+        u = (np.log2(sd) - _TABLE_RANGE[0]) / _TABLE_STEP
+        index = np.minimum(u.astype(np.intp), self.n_intervals - 1)
+        x = 2.0 * (u - index) - 1.0
+        out = []
+        for c in self.coefficients:
+            if c is None or isinstance(c, float):
+                out.append(c if c is None else np.full(sd.shape, c))
+                continue
+            r = c[-1].take(index)
+            for row in c[-2::-1]:
+                r *= x
+                r += row.take(index)
+            out.append(r)
+        if out[1] is not None:
+            out[1] = out[1] * y
+        return tuple(out)
+
+
+#: The cold-start table's range of ``log2(sd)``, interval and degree (:class:`_CentredTable`).
+_TABLE_RANGE = (-10.0, 7.0)
+_TABLE_STEP = 0.125
+_TABLE_DEGREE = 8
+_TABLES = {}
+
+
+def centred_table(loss, need):
+    """The :class:`_CentredTable` of ``loss``'s class for ``need`` (built on first
+    use, in about 10 ms; "value" reads the "exact" table's ``E[l]``)."""
+    key = (type(loss), "gauss_newton" if need == "gauss_newton" else "exact")
+    if key not in _TABLES:
+        _TABLES[key] = _CentredTable(loss, key[1])
+    return _TABLES[key]
+
+
 def gaussian_average(func, m, v, n_nodes="auto"):
     """``E[func(a)]`` for ``a ~ N(m, v)`` elementwise, for 1-D ``m`` and ``v``.
 
@@ -194,11 +296,23 @@ class GaussHermiteQuadrature(LinearPredictorExpectation):
             e1, e2 = np.empty(n), np.empty(n)
         loss = objective.loss
         if hasattr(loss, "centred_expectations") and not m.any():
-            # Every predictor centred at 0 (a cold start): half the nodes suffice.
-            for s, z, w in _groups(v, self.n_nodes):
-                e0[s], d1, d2 = loss.centred_expectations(objective.y[s], sd[s], z, w, need)
+            # Every predictor centred at 0 (a cold start): functions of sd alone,
+            # from the table, or node pairs (half the nodes) on the per-row rules.
+            rows = np.arange(n)
+            if self.n_nodes == "auto":
+                inside = _CentredTable.covers(sd)
+                if inside.any():
+                    table = centred_table(loss, need)
+                    for block in index_blocks(np.flatnonzero(inside), 1, _TABLE_CHUNK):
+                        e0[block], d1, d2 = table(objective.y[block], sd[block])
+                        if need != "value":
+                            e1[block], e2[block] = d1, d2
+                rows = np.flatnonzero(~inside)
+            for s, z, w in _groups(v[rows], self.n_nodes):
+                r = rows[s]
+                e0[r], d1, d2 = loss.centred_expectations(objective.y[r], sd[r], z, w, need)
                 if need != "value":
-                    e1[s], e2[s] = d1, d2
+                    e1[r], e2[r] = d1, d2
             return e0, e1, e2
         for s, z, w in _groups(v, self.n_nodes):
             a = m[s, None] + sd[s, None] * z
