@@ -177,11 +177,29 @@ def test_each_wide_row_gets_the_smallest_trapezoid_rule_that_covers_it():
 
     sd = np.array([0.81, 1.6, 1.61, 3.2, 3.3, 6.4, 12.0])
     expected = [1.6, 1.6, 3.2, 3.2, 6.4, 6.4, 12.8]
-    for rows, z, _ in _groups(sd**2, "auto"):
-        for i in np.atleast_1d(np.arange(sd.size)[rows]):
-            assert z.size == gaussian_rule(expected[i])[0].size
+    many = np.repeat(sd, 1000)  # enough rows for the buckets to pay (test below)
+    for rows, z, _ in _groups(many**2, "auto"):
+        for i in np.atleast_1d(np.arange(many.size)[rows]):
+            assert z.size == gaussian_rule(expected[i // 1000])[0].size
     m = np.repeat(np.linspace(-20, 20, 41), sd.size)
     v = np.tile(sd**2, 41)
+    for func in _logistic_funcs():
+        assert np.abs(gaussian_average(func, m, v) - _reference(func, m, v)).max() < 1e-12
+
+
+def test_few_rows_share_the_widest_rows_rule():
+    """Where all rows fit one chunk on the widest row's rule, they take it (one
+    pass instead of one per bucket), as accurate for the narrower rows."""
+    from skvan.expectations import gaussian_rule
+    from skvan.expectations._quadrature import _CHUNK, _groups
+
+    sd = np.array([0.01, 0.3, 0.81, 3.3])
+    groups = list(_groups(sd**2, "auto"))
+    assert len(groups) == 1 and groups[0][1].size == gaussian_rule(6.4)[0].size
+    wide = np.repeat(sd, _CHUNK // gaussian_rule(6.4)[0].size + 1)
+    assert len({z.size for _, z, _ in _groups(wide**2, "auto")}) == 4
+    m, v = np.linspace(-20, 20, 64), np.tile(sd**2, 16)  # 64 x 219 nodes: one chunk
+    assert len(list(_groups(v, "auto"))) == 1
     for func in _logistic_funcs():
         assert np.abs(gaussian_average(func, m, v) - _reference(func, m, v)).max() < 1e-12
 

@@ -23,7 +23,9 @@ Rows are grouped by their own ``sd`` (the buckets above, then powers of two for
 the trapezoid rule) so that one wide row does not set the cost of all; each group
 is processed in blocks of at most 16,384 node evaluations (128 KB temporaries):
 the loss derivatives take 0.27 ms per 65,536 nodes in such blocks against 0.46 ms
-in blocks of 65,536 (``python benchmarks/bench_passes.py``).
+in blocks of 65,536 (``python benchmarks/bench_passes.py``). Rows few enough to
+fit one such block on the widest row's rule all take that rule (the buckets
+cost more than the extra nodes there).
 
 At a zero mean (every cold fit's first pass) the logistic loss's expectations
 are functions of ``sd`` alone, read from a table of piecewise polynomials
@@ -126,6 +128,11 @@ def _groups(v, n_nodes):
         lo, hi = (_scalar_bucket(float(v.min())), _scalar_bucket(float(v.max()))) if n else (0, 0)
         if lo is not None and lo == hi:  # one rule for all rows (VAN's later passes)
             b, uniq = None, [lo]
+        elif lo is not None and hi is not None and n * gaussian_rule(_bucket_bound(hi))[0].size <= _CHUNK:
+            # Few rows: the widest row's rule for all, in one chunk (at least as
+            # accurate for the narrower ones): sorting rows into buckets costs
+            # more than the extra nodes there.
+            b, uniq = None, [hi]
         else:
             b = _bucket(np.sqrt(v))
             uniq = np.flatnonzero(np.bincount(b))  # O(n): np.unique sorts
