@@ -17,9 +17,13 @@ standard normal:
 to four classes) and the degree-3 one beyond: positive weights keep averaged
 probabilities in ``[0, 1]`` and let ``predict_log_proba`` work in log space.
 Under VO the ``V_i`` vanish and every rule becomes the plug-in. Rows whose
-``V_i`` have a trace below ``1e-8`` (sd ``1e-4``) skip the points: they take the
-second-order expansion :meth:`~skvan.objectives.SoftmaxLoss.expansion`, which
-agrees with the rule to ``O(V^2)``, round-off there (VO's last iterations).
+``V_i`` have a trace below :data:`_EXPANSION_TRACE` = ``1e-6`` (sd ``1e-3``) skip
+the points: they take the second-order expansion
+:meth:`~skvan.objectives.SoftmaxLoss.expansion`, whose value and gradient agree
+with the rule to ``O(V^2)``, below 1e-13 there (VO's last iterations), and whose
+curvature (the fourth cumulant included) is the more accurate of the two beyond
+four classes: the degree-3 rule's consistent curvature is off by ``O(V)``, the two
+within 1e-7 at that trace with ten classes (``tests/test_multinomial.py``).
 Under VI the error grows with the predictors' spread: measured against Monte Carlo
 (``tests/test_multinomial.py``), the expected loss, gradient and curvature
 are within 1e-3 to 2e-3 for standard deviations of 0.1 and 5e-3 (three
@@ -111,6 +115,11 @@ def points(M, V, rule=softmax_rule):
     return M[:, None, :] + Z @ roots[0], w, roots  # R symmetric: (R z_s)^T = z_s^T R
 
 
+#: Rows whose ``V_i`` have a smaller trace take the second-order expansion (module
+#: docstring). At ``1e-8`` a 50,000 x 50 x 10 fit made one more pass of roots and
+#: points: 1,304 and 2,439 ms of roots and cubature per fit then, 974 and 1,931
+#: now (``python benchmarks/profile_fit.py --multinomial``, one run each).
+_EXPANSION_TRACE = 1e-6
 #: Below this largest root of ``V_i`` (``q`` narrow along that row) the curvature
 #: is the rule's average Hessian, which the consistent one tends to as ``V_i -> 0``
 #: and which does not divide by the roots.
@@ -191,12 +200,9 @@ class SoftmaxCubature(LinearPredictorExpectation):
         e0, e1 = np.empty(n), np.empty((n, K))
         e2 = None if need == "value" else np.empty((n, K, K))
         loss = objective.loss
-        # Rows narrow throughout (the trace bounds the largest root's square) take
-        # the second-order expansion: no roots, no points (a point mass, V_i = 0,
-        # gets the derivatives at the mean exactly). On them the rule's
-        # curvature is its average Hessian (consistent_curvature), which agrees
-        # with the expansion to O(V^2) <= 1e-16, as do the value and the gradient.
-        narrow = np.einsum("ikk->i", V) < _NARROW**2
+        # Rows narrow throughout take the second-order expansion: no roots, no
+        # points (a point mass, V_i = 0, gets the derivatives at the mean exactly).
+        narrow = np.einsum("ikk->i", V) < _EXPANSION_TRACE
         for rows in index_blocks(np.flatnonzero(narrow), 4 * K * K, _CHUNK):
             e0[rows], e1[rows], C = loss.expansion(objective.Y[rows], M[rows], V[rows], need)
             if e2 is not None:
