@@ -183,6 +183,7 @@ class _CentredTable:
             rows = octave == j
             z, w = _trapezoid_rule.__wrapped__(int(np.ceil(_HALF_WIDTH / 0.25)) << int(j))
             values = loss.centred_expectations(np.ones(rows.sum()), sd[rows], z, w, need)
+            present = [value is not None for value in values]  # "value" leaves two out
             for column, value in zip(columns, values):
                 if value is not None:
                     column[rows] = value
@@ -192,8 +193,8 @@ class _CentredTable:
             poly = np.polynomial.chebyshev.cheb2poly(np.eye(k)[j])
             to_monomial[:poly.size, j] = poly
         self.coefficients = []
-        for column, value in zip(columns, values):
-            if value is None:
+        for column, kept in zip(columns, present):
+            if not kept:
                 self.coefficients.append(None)
             elif np.ptp(column) == 0:  # a constant (the logistic E[l'] = -y/2): exact
                 self.coefficients.append(float(column[0]))
