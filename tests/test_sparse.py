@@ -99,3 +99,30 @@ def test_diversity_on_a_sparse_pool(classification):
     scores = np.linspace(0, 1, len(X))
     np.testing.assert_array_equal(select(scores, 5, 0, sp.csr_matrix(X), diversity=1.0),
                                   select(scores, 5, 0, X, diversity=1.0))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_column_statistics_dense_sparse_and_by_formula(dtype):
+    """One blocked pass gives ``max |x_j|`` and ``sum_i w_i x_ij^2`` as the formulas
+    do, on dense (float32 too) and CSR data, across several row blocks; entries
+    beyond 1e154 overflow the squares to inf (the scaling then normalises)."""
+    from skvan._data import column_statistics
+
+    rng = np.random.default_rng(0)
+    X = (rng.standard_normal((300_000, 3)) * [1.0, 1e-3, 1e3]).astype(dtype)
+    X[rng.random(X.shape) < 0.5] = 0.0
+    X[:, 2] = -np.abs(X[:, 2])  # the largest magnitude on the negative side
+    w = rng.random(X.shape[0])
+    top, squares = column_statistics(X, w)
+    X64 = X.astype(np.float64)
+    np.testing.assert_array_equal(top, np.abs(X64).max(axis=0))
+    np.testing.assert_allclose(squares, (w[:, None] * X64**2).sum(axis=0), rtol=1e-12)
+    top_s, squares_s = column_statistics(sp.csr_matrix(X64), w)
+    np.testing.assert_array_equal(top_s, top)
+    np.testing.assert_allclose(squares_s, squares, rtol=1e-12)
+    assert column_statistics(X)[1] is None
+    assert column_statistics(np.zeros((0, 2)), np.zeros(0))[0].tolist() == [0.0, 0.0]
+    if dtype is np.float64:
+        huge = np.array([[1e200, 1.0], [2.0, -3.0]])
+        top, squares = column_statistics(huge, np.ones(2))
+        assert top.tolist() == [1e200, 3.0] and np.isinf(squares[0]) and squares[1] == 10.0
