@@ -30,7 +30,7 @@ Each figure is the minimum over repeats, in ms (us for the per-call costs):
    1e6 rows with ``sd`` from 0.3 to 3 (those of a 1e6 x 20 fit's start): node
    pairs on the per-row rules against the table of :class:`_CentredTable`.
 
-Run: python benchmarks/bench_passes.py [--quick] [--columns (part 7 only)]
+Run: python benchmarks/bench_passes.py [--quick] [--columns (parts 7 and 8 only)]
 """
 
 import argparse
