@@ -208,7 +208,7 @@ def ridge_to_target(X, y, alpha, ref, max_iter=2000):
     return n_iter, t, errors[n_iter - 1]
 
 
-def growth_sweep(growths=(1.5, 2.0, 4.0)):
+def growth_sweep(growths=(1.5, 2.0, 4.0, 8.0, 16.0)):
     """Total iterations, corrections and wrong answers (relative error > 1e-6 or a
     different support) of VANLassoRegressor over a range of problems, per growth."""
     X, y = load_diabetes(return_X_y=True)

@@ -38,11 +38,13 @@ from ._base import CHECK_X, GRAM, VANLinearModel
 
 #: beta_growth="auto" for full-batch VO: slower than the classifier's 100, since
 #: the expected L1 curvature grows like 1/s near 0 and a fast schedule collapses
-#: q around coefficients that have not arrived (the whole-step safeguard also
-#: limits beta_t to twice its last accepted value, so any growth above 2 acts as
-#: 2). Chosen over 15 problems by `python benchmarks/bench_lasso.py --growth`
-#: (benchmarks/RESULTS.md).
-AUTO_GROWTH_LASSO = 2.0
+#: q around coefficients that have not arrived (the whole-step safeguard lets
+#: beta_t grow by at most this factor over its last accepted value). Chosen by
+#: `python benchmarks/bench_lasso.py --growth` (15 problems), `--speed`, `--path`
+#: and `bench_wide.py --problems lasso` (benchmarks/RESULTS.md): 4 needs a third
+#: fewer iterations than 2 on each; 8 fewer still on the small problems but 1.6x
+#: more on the wide 200 x 2,000 one.
+AUTO_GROWTH_LASSO = 4.0
 
 #: Columns of the first working set of a wide fit (the most correlated with the
 #: residual); each round then at most doubles it with the worst KKT violators.
@@ -105,7 +107,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     beta : float, default=1.0
         Initial VAN step size ``beta_0 > 0`` (in ``(0, 1]`` for ``objective="vi"``).
     beta_growth : float or "auto", default="auto"
-        ``beta_t = beta * beta_growth**t``, ``>= 1``. "auto" is 2 for
+        ``beta_t = beta * beta_growth**t``, ``>= 1``. "auto" is 4 for
         ``objective="vo"`` on the full data (Notes), and 1 with minibatches, with
         ``expectation="mc"`` (without exact values there is no safeguard) or
         under ``objective="vi"``.
@@ -219,11 +221,16 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
 
     - The safeguard redoes the whole step (precision and mean) with ``beta_t``
       halved until ``E_q[f]`` does not increase, so ``q`` narrows only as fast as
-      its mean can follow, and the next step starts from twice the accepted
-      ``beta_t``. Shortening only the mean step, as the classifier does, let
-      ``q`` collapse around oscillating coefficients.
-    - A slow geometric schedule, ``beta_growth=2``: each mean step is half a
-      Newton step on the smoothed objective.
+      its mean can follow, and the next step starts from at most the
+      schedule's growth times the accepted ``beta_t``. Shortening only the mean
+      step, as the classifier does, let ``q`` collapse around oscillating
+      coefficients. A coefficient whose sign ``q`` has decided stops at 0
+      rather than cross it, and one whose sign it has not moves by at most
+      three standard deviations of ``q`` per step
+      (:class:`~skvan.objectives.KeepSigns`).
+    - A slower geometric schedule than the classifier's, ``beta_growth=4``:
+      each mean step is three quarters of a Newton step on the smoothed
+      objective.
 
     Exact zeros come from ``q`` itself. At the VO fixed point the probability
     that ``q`` gives a coefficient the sign opposite to its mean is
@@ -498,7 +505,12 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         # there, coefficients that had to change sign froze at 0 (28 iterations
         # at 89edfb8 against 11: tests/test_lasso.py::test_gauss_newton_steps_cross_zero).
         keep = KeepSigns(quadratic.penalty.strength) if self.hessian == "exact" else None
-        step = BetaBacktrack(ObjectiveDecrease(), memory=True, restrict=keep) if checkable else None
+        if schedule is None:
+            schedule = self._schedule(n_samples, "vo")
+        # Accepted steps may follow the schedule (at least doubling: a constant
+        # beta must be able to recover from a halving).
+        step = BetaBacktrack(ObjectiveDecrease(), memory=True, restrict=keep,
+                             growth=max(2.0, getattr(schedule, "growth", 2.0))) if checkable else None
         result = self._solve(f, family, rng, objective="vo", step=step, stop=certificate,
                              schedule=schedule)
         coef, n_corrections, ok = certificate.finish(family, result.converged)

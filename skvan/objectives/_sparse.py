@@ -323,9 +323,10 @@ class KeepSigns:
 
 
 #: Iterations VAN goes on, once its mean has converged, for ``q`` to concentrate
-#: enough to decide the support: at growth 2 the sd shrinks 1.41x per iteration,
-#: so ``|m| / s`` grows 1e4-fold in 27 of them; if the support still fails the
-#: KKT check, :meth:`LassoCertificate.finish` corrects it.
+#: enough to decide the support: at growth 2 (the slowest the Lasso's safeguard
+#: lets accepted steps grow) the sd shrinks 1.41x per iteration, so ``|m| / s``
+#: grows 1e4-fold in 27 of them; if the support still fails the KKT check,
+#: :meth:`LassoCertificate.finish` corrects it.
 SUPPORT_WAIT = 50
 
 

@@ -159,20 +159,26 @@ class BetaBacktrack:
         Smallest ``beta`` tried, as a fraction of the scheduled ``beta_t`` or, with
         ``memory``, of the first iteration's; below it ``q`` stays put.
     memory : bool, default=False
-        Start each step from at most twice the last accepted ``beta`` (never below
-        the smallest one tried). Without it a growing schedule would halve its
-        way down from the ever larger scheduled ``beta_t`` at every iteration.
+        Start each step from at most ``growth`` times the last accepted ``beta``
+        (never below the smallest one tried). Without it a growing schedule would
+        halve its way down from the ever larger scheduled ``beta_t`` at every
+        iteration.
+    growth : float, default=2.0
+        With ``memory``, how far above the last accepted ``beta`` the next step
+        may start, ``> 1``; the Lasso passes its schedule's growth (at least 2),
+        so that accepted steps follow the schedule.
     restrict : object or None, default=None
         ``restrict.prepare(solver)`` at the start of each step, then
         ``restrict(step)`` on every trial mean step before ``accept`` sees it
         (:class:`~skvan.objectives.KeepSigns`: the Lasso's orthant-wise steps).
     """
 
-    def __init__(self, accept, min_factor=MIN_FACTOR, memory=False, restrict=None):
+    def __init__(self, accept, min_factor=MIN_FACTOR, memory=False, restrict=None, growth=2.0):
         self.accept = accept
         self.min_factor = float(min_factor)
         self.memory = memory
         self.restrict = restrict
+        self.growth = float(growth)
 
     def reset(self, solver):
         """Forget the accepted ``beta`` of a previous run."""
@@ -201,7 +207,7 @@ class BetaBacktrack:
                 step = self.restrict(step)
             if self.accept(solver, step):
                 solver.update_mean(step)
-                self._cap = 2.0 * trial.beta
+                self._cap = self.growth * trial.beta
                 return trial.beta / solver.rates.beta
             factor *= 0.5
         solver.reject()
