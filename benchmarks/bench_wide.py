@@ -17,7 +17,7 @@ Problems (generated here, nothing downloaded):
   words per document), TF-IDF weighted, labels from 200 informative words, C=1;
   against lbfgs and liblinear.
 
-Run: python benchmarks/bench_wide.py [--repeats 5] [--problems NAME ...]
+Run: python benchmarks/bench_wide.py [--repeats 5] [--problems NAME ...] [--lasso-growth G]
 """
 
 import argparse
@@ -160,6 +160,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--problems", nargs="*", help="substrings of the problem names")
     parser.add_argument("--only-lbfgs", action="store_true")
+    parser.add_argument("--lasso-growth", type=float, default=None,
+                        help="beta_growth of VANLassoRegressor (default: its 'auto')")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     print(f"matched accuracy: relative coefficient error <= {TARGET:g}; "
@@ -167,6 +169,8 @@ def main():
     for name, X, y, kind, params in problems():
         if args.problems and not any(s in name for s in args.problems):
             continue
+        if kind == "lasso" and args.lasso_growth is not None:
+            params = dict(params, beta_growth=args.lasso_growth)
         run(name, X, y, kind, params, args.repeats, args.only_lbfgs)
 
 
