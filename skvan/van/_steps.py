@@ -163,14 +163,14 @@ class BetaBacktrack:
         (never below the smallest one tried). Without it a growing schedule would
         halve its way down from the ever larger scheduled ``beta_t`` at every
         iteration.
-    growth : float, default=2.0
-        With ``memory``, how far above the last accepted ``beta`` the next step
-        may start, ``> 1``; the Lasso passes its schedule's growth (at least 2),
-        so that accepted steps follow the schedule.
     restrict : object or None, default=None
         ``restrict.prepare(solver)`` at the start of each step, then
         ``restrict(step)`` on every trial mean step before ``accept`` sees it
         (:class:`~skvan.objectives.KeepSigns`: the Lasso's orthant-wise steps).
+    growth : float, default=2.0
+        With ``memory``, how far above the last accepted ``beta`` the next step
+        may start, ``> 1``; the Lasso passes its schedule's growth (at least 2),
+        so that accepted steps follow the schedule.
     """
 
     def __init__(self, accept, min_factor=MIN_FACTOR, memory=False, restrict=None, growth=2.0):
