@@ -169,10 +169,8 @@ def _distance_after(steps, deterministic, stochastic=False):
     sizes (a stand-in solver with the mean at 1)."""
     from types import SimpleNamespace
 
-    solver = SimpleNamespace(
-        expectation=SimpleNamespace(deterministic=deterministic),
-        batches_=SimpleNamespace(stochastic=stochastic),
-        family=SimpleNamespace(mean=np.ones(2)), alpha=1.0)
+    solver = SimpleNamespace(exact_steps=deterministic and not stochastic,
+                             family=SimpleNamespace(mean=np.ones(2)), alpha=1.0)
     stop = MeanContraction(0.0)
     stop.reset()
     for d in steps:
@@ -184,6 +182,8 @@ def _distance_after(steps, deterministic, stochastic=False):
 def test_contraction_that_speeds_up_is_measured_by_its_latest_ratio():
     """Steps of a Newton-like run's end (ratios 0.5, 0.2, 0.04): the latest ratio
     is the rate from here on; the largest would put the mean 24x further away."""
+    from types import SimpleNamespace
+
     steps = [0.4, 0.2, 0.04, 0.0016]
     latest = 0.0016 * 0.04 / 0.96
     assert _distance_after(steps, True) == pytest.approx(latest)
@@ -192,6 +192,11 @@ def test_contraction_that_speeds_up_is_measured_by_its_latest_ratio():
     largest = 0.0016 * 0.5 / 0.5
     assert _distance_after(steps, False) == pytest.approx(largest)
     assert _distance_after(steps, True, stochastic=True) == pytest.approx(largest)
+    exact = VANSolver.exact_steps.fget
+    for deterministic, stochastic in ((True, False), (False, False), (True, True)):
+        solver = SimpleNamespace(expectation=SimpleNamespace(deterministic=deterministic),
+                                 batches_=SimpleNamespace(stochastic=stochastic))
+        assert exact(solver) is (deterministic and not stochastic)
     zigzag = [0.4, 0.2, 0.1, 0.08]  # ratios 0.5, 0.5, 0.8
     assert _distance_after(zigzag, True) == pytest.approx(0.08 * 0.8 / 0.2)
     assert _distance_after([0.4, 0.04, 0.02, 0.0016], True) == pytest.approx(0.0016 * 0.5 / 0.5)

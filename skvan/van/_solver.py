@@ -242,8 +242,13 @@ class VANSolver:
         iteration would repeat them. For a descent direction ``-P^-1 g`` no step
         down to the policy's smallest one decreasing the objective means ``g`` is
         zero to round-off."""
-        return (self.rejections >= STALL_REJECTIONS and self.expectation.deterministic
-                and not self.batches_.stochastic)
+        return self.rejections >= STALL_REJECTIONS and self.exact_steps
+
+    @property
+    def exact_steps(self):
+        """Whether the steps come from deterministic full-batch expectations (not
+        noise: repeating one repeats it exactly)."""
+        return bool(self.expectation.deterministic and not self.batches_.stochastic)
 
     # -- primitives of a step (called by the step policies) ------------------------
     def update_precision(self, rates):

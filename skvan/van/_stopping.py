@@ -18,12 +18,6 @@ WINDOW = 3
 ROUNDOFF_ULPS = 64
 
 
-def _exact(solver):
-    """Whether the solver's steps come from exact full-batch expectations (their
-    ratios are then not noise)."""
-    return bool(solver.expectation.deterministic and not solver.batches_.stochastic)
-
-
 class MeanContraction:
     """Stop when the mean is estimated to be within ``tol`` of its fixed point.
 
@@ -91,7 +85,7 @@ class MeanContraction:
             return False
         ratios = [b / a for a, b in zip(steps[:-1], steps[1:])]
         r = max(ratios)
-        if (len(ratios) == WINDOW and _exact(solver)
+        if (len(ratios) == WINDOW and solver.exact_steps
                 and all(b < a for a, b in zip(ratios[:-1], ratios[1:]))):
             # Contraction speeding up over the whole window (a Newton-like run's
             # last steps): the latest ratio is the rate from here on, and the
