@@ -264,12 +264,13 @@ class KeepSigns:
     their expected penalty's curvature, ``2 lambda phi(m / s) / s``, is a bump
     of width ``s`` around 0 (1% of its peak at ``3 s``), and a step much longer
     than that leaves the region the quadratic model describes; the whole-step
-    safeguard then halved ``beta_t`` again and again. Measured with the radius
-    set to 0 (off), 1, 2 and 3: ``python benchmarks/bench_lasso.py --growth``
-    278, 392 (too tight: coordinates that must leave 0 crawl), 264 and 261
-    iterations at growth 2; ``bench_lasso.py --speed --quick`` 96 (off) and 79
-    (3) iterations over its 14 fits (diabetes 12 -> 10 and 11 -> 10);
-    ``bench_wide.py --problems lasso`` 152 -> 117 and 150 -> 128.
+    safeguard then halved ``beta_t`` again and again. Measured with no radius
+    (the commit before 3092b4b) and with this constant set to 1, 2 and 3:
+    ``python benchmarks/bench_lasso.py --growth`` 278, 392 (too tight:
+    coordinates that must leave 0 crawl), 264 and 261 iterations at growth 2;
+    at 3092b4b (the Lasso's growth then 2), ``bench_lasso.py --speed --quick``
+    96 (no radius) and 79 iterations over its 14 fits (diabetes 12 -> 10 and
+    11 -> 10), ``bench_wide.py --problems lasso`` 152 -> 117 and 150 -> 128.
 
     Parameters
     ----------
