@@ -289,6 +289,29 @@ def test_the_certificate_also_reads_q_without_its_distance_margin():
     assert np.array_equal(van.coef_ == 0, ref.coef_ == 0)
 
 
+def test_the_certificate_checks_each_support_once(diabetes, monkeypatch):
+    """A support and signs that failed the KKT check fail it again: the certificate
+    never solves the same one twice in a run (on diabetes the readings of q come
+    back to earlier ones), and the answer is the Lasso's."""
+    from skvan.objectives import _sparse
+
+    X, y = diabetes
+    seen = []
+    check = _sparse._KKTCheck.__call__
+
+    def recording(self, support, signs):
+        seen.append((support.tobytes(), signs[support].tobytes()))
+        return check(self, support, signs)
+
+    monkeypatch.setattr(_sparse._KKTCheck, "__call__", recording)
+    alpha = 0.1 * np.max(np.abs((X - X.mean(0)).T @ (y - y.mean()))) / len(y)
+    van = VANLassoRegressor(alpha=alpha).fit(X, y)
+    assert len(seen) == len(set(seen)) + 1  # the final kkt_finish re-checks the winner
+    assert len(seen) < 2 * van.n_iter_  # two readings per iteration, some skipped
+    ref = _lasso(X, y, alpha)
+    np.testing.assert_allclose(van.coef_, ref.coef_, rtol=1e-9, atol=1e-10)
+
+
 def test_keep_signs_cuts_decided_coordinates_at_zero():
     """Only a coordinate that is penalised, whose sign q has decided (|m| > z s,
     the support's reading) and that the step would move across 0 stops at 0; a

@@ -49,9 +49,9 @@ def support_from_q(mean, variance, strength, eps=SIGN_EPS, slack=0.0):
 
 def _solve_on_support(objective, b, strength, support, signs):
     w = np.zeros_like(b)
-    if not support.any():
-        return w
     idx = np.flatnonzero(support)
+    if not idx.size:
+        return w
     rhs = b[idx] - strength[idx] * signs[idx]
     # Equilibrated: (D^-1 G_SS D^-1) (D w) = D^-1 rhs with D = sqrt(diag G_SS), so
     # that columns on wildly different scales do not cost accuracy.
@@ -208,20 +208,14 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
     ok : bool
         Whether ``coef`` satisfies the KKT conditions.
     """
-    b = -objective.smooth_gradient(np.zeros_like(mean))
-    strength = objective.penalty.strength
-    free = strength == 0
+    check = _KKTCheck(objective, rtol)
     if max_corrections is None:
-        max_corrections = len(b)
-    atol = _kkt_tolerance(objective, rtol)
-    support = support_from_q(mean, variance, strength, eps, slack)
+        max_corrections = len(check.b)
+    support = support_from_q(mean, variance, check.strength, eps, slack)
     signs = np.sign(mean)
     for n_corrections in range(max_corrections + 1):
-        w = _solve_on_support(objective, b, strength, support, signs)
-        grad = objective.smooth_gradient(w)
-        flipped = support & ~free & (w * signs <= 0)
-        excess = np.where(support, -np.inf, np.abs(grad) - strength)
-        if not flipped.any() and not np.any(excess > atol):
+        w, grad, flipped, excess, ok = check(support, signs)
+        if ok:
             return w, n_corrections, True
         if flipped.any():
             support &= ~flipped
@@ -229,8 +223,34 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
             j = int(np.argmax(excess))
             support[j] = True
             signs[j] = -np.sign(grad[j])
-    coef = np.where(support_from_q(mean, variance, strength, eps, slack), mean, 0.0)
+    coef = np.where(support_from_q(mean, variance, check.strength, eps, slack), mean, 0.0)
     return coef, max_corrections, False
+
+
+class _KKTCheck:
+    """The KKT check of a support and signs for one objective (:func:`kkt_finish`),
+    with what does not depend on them (``b``, the strengths, the tolerances)
+    computed once: :class:`LassoCertificate` checks one or two supports per
+    iteration."""
+
+    def __init__(self, objective, rtol=1e-9):
+        self.objective = objective
+        self.strength = objective.penalty.strength
+        self.b = -objective.smooth_gradient(np.zeros_like(self.strength))
+        self.free = self.strength == 0
+        self.atol = _kkt_tolerance(objective, rtol)
+
+    def __call__(self, support, signs):
+        """``(w, grad, flipped, excess, ok)``: the values solving the KKT equations on
+        ``support`` with ``signs``, the smooth gradient there, the support's
+        coefficients whose sign flipped, the violation ``|grad_j| - lambda_j`` of
+        the others (``-inf`` on the support), and whether ``w`` is optimal."""
+        w = _solve_on_support(self.objective, self.b, self.strength, support, signs)
+        grad = self.objective.smooth_gradient(w)
+        flipped = support & ~self.free & (w * signs <= 0)
+        excess = np.where(support, -np.inf, np.abs(grad) - self.strength)
+        ok = not flipped.any() and not np.any(excess > self.atol)
+        return w, grad, flipped, excess, ok
 
 
 #: Longest move, in standard deviations of ``q``, of an L1-penalised coordinate
@@ -360,7 +380,8 @@ class LassoCertificate:
     def reset(self):
         """Start a run."""
         self.mean_test.reset()
-        self._failed = []
+        self._failed = set()
+        self._check = None
         self._waited = 0
         self.slack = None
 
@@ -382,17 +403,20 @@ class LassoCertificate:
         mean_converged = self.mean_test(solver)
         family = solver.family
         var = family.marginal_variance()
-        strength = self.quadratic.penalty.strength
+        if self._check is None:
+            self._check = _KKTCheck(self.quadratic)
         for slack in dict.fromkeys((self.distance, 0.0)):
-            support = support_from_q(family.mean, var, strength, slack=slack)
-            # The support and signs of the last failed check fail again.
-            key = (support.tobytes(), np.sign(family.mean[support]).tobytes())
+            support = support_from_q(family.mean, var, self._check.strength, slack=slack)
+            signs = np.sign(family.mean)
+            # A support and signs that failed the check fail it again (the check
+            # depends on nothing else).
+            key = (support.tobytes(), signs[support].tobytes())
             if key in self._failed:
                 continue
-            if kkt_finish(self.quadratic, family.mean, var, slack=slack, max_corrections=0)[2]:
+            if self._check(support, signs)[-1]:
                 self.slack = slack
                 return True
-            self._failed = self._failed[-1:] + [key]
+            self._failed.add(key)
         if mean_converged:
             self._waited += 1
         return self._waited > self.wait
