@@ -45,8 +45,11 @@ class ClosedForm(LinearPredictorExpectation):
         if not isinstance(objective, QuadraticObjective):
             return super().__call__(objective, family, hessian, random_state)
         mean, penalty = family.mean, objective.penalty
+        # The trace first: a full family's marginal variances are then the diagonal
+        # of the covariance it computed, not another inverse of its factor.
+        trace = self._trace_term(objective, family)
         p0, p1, p2 = penalty.expectation_under(family, mean, hessian)
-        value = objective.smooth_value(mean) + 0.5 * self._trace_term(objective, family) + p0
+        value = objective.smooth_value(mean) + 0.5 * trace + p0
         gradient = objective.G @ mean - objective.b + p1
         C = np.diag(objective.G) if family.diagonal else objective.G.copy()
         return Expectations(value, gradient, penalty.add_curvature(C, p2))
@@ -54,5 +57,6 @@ class ClosedForm(LinearPredictorExpectation):
     def value(self, objective, family, mean, hessian=None):
         if not isinstance(objective, QuadraticObjective):
             return super().value(objective, family, mean, hessian)
+        trace = self._trace_term(objective, family)  # first, as in __call__
         penalty = objective.penalty.expectation_under(family, mean)[0]
-        return objective.smooth_value(mean) + 0.5 * self._trace_term(objective, family) + penalty
+        return objective.smooth_value(mean) + 0.5 * trace + penalty
