@@ -195,7 +195,8 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         passes with ``batch_size``; streaming steps after :meth:`partial_fit`).
     n_corrections_ : int
         Corrections the final KKT check made to the support read off ``q``
-        (Notes); 0 when ``q`` had it right. 0 under ``objective="vi"``.
+        (Notes), coefficients dropped for their sign included; 0 when ``q`` had
+        it right. 0 under ``objective="vi"``.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -244,6 +245,11 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     Lasso values, from the KKT equations
     ``(X^T X)_SS w_S = (X^T y)_S - lambda sign(w_S)``, and the KKT conditions are
     checked (signs on the support, ``|(X^T (X w - y))_j| <= lambda`` off it).
+    Coefficients whose value there has the other sign than ``q`` gives them
+    leave the support, and the values are solved again (at most three times):
+    while ``q`` concentrates, a coefficient whose optimum is 0 can sit many
+    standard deviations from 0 for an iteration or two. These drops count in
+    ``n_corrections_``.
 
     VAN stops as soon as that check passes: the certificate is exact, so
     ``coef_`` is then the Lasso solution to rounding. If the mean converges
