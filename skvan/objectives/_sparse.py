@@ -48,10 +48,14 @@ def support_from_q(mean, variance, strength, eps=SIGN_EPS, slack=0.0):
 
 
 def _solve_on_support(objective, b, strength, support, signs):
+    """``(w, idx, G_SS)``: the values solving ``G_SS w_S = b_S - lambda_S z_S`` on the
+    support (by Cholesky, or the minimum-norm least-squares values where ``G_SS``
+    is singular: those need not solve the equations, :class:`_KKTCheck` checks),
+    the support's indices and its block of ``G`` (None when empty)."""
     w = np.zeros_like(b)
     idx = np.flatnonzero(support)
     if not idx.size:
-        return w
+        return w, idx, None
     rhs = b[idx] - strength[idx] * signs[idx]
     # Equilibrated: (D^-1 G_SS D^-1) (D w) = D^-1 rhs with D = sqrt(diag G_SS), so
     # that columns on wildly different scales do not cost accuracy.
@@ -63,10 +67,11 @@ def _solve_on_support(objective, b, strength, support, signs):
     z = _solve_positive(A, rhs)
     if z is None:
         # Singular or ill-conditioned (collinear or duplicated columns): the
-        # minimum-norm solution.
+        # minimum-norm least-squares values, which solve the equations only if
+        # they are consistent.
         z = linalg.lstsq(A, rhs, check_finite=False)[0]
     w[idx] = z / diag
-    return w
+    return w, idx, G_SS
 
 
 def _solve_positive(A, rhs):
@@ -214,11 +219,16 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
     support = support_from_q(mean, variance, check.strength, eps, slack)
     signs = np.sign(mean)
     for n_corrections in range(max_corrections + 1):
-        w, grad, flipped, excess, ok = check(support, signs)
+        w, grad, flipped, excess, unsolved, ok = check(support, signs)
         if ok:
             return w, n_corrections, True
         if flipped.any():
             support &= ~flipped
+        elif np.any(unsolved[~check.free] > 0):
+            # The support's equations have no solution (a penalised column in the
+            # span of others, the intercept's or more than the rows allow): the
+            # penalised coefficient furthest from its equation leaves.
+            support[int(np.argmax(np.where(check.free, -np.inf, unsolved)))] = False
         else:
             j = int(np.argmax(excess))
             support[j] = True
@@ -241,16 +251,33 @@ class _KKTCheck:
         self.atol = _kkt_tolerance(objective, rtol)
 
     def __call__(self, support, signs):
-        """``(w, grad, flipped, excess, ok)``: the values solving the KKT equations on
-        ``support`` with ``signs``, the smooth gradient there, the support's
-        coefficients whose sign flipped, the violation ``|grad_j| - lambda_j`` of
-        the others (``-inf`` on the support), and whether ``w`` is optimal."""
-        w = _solve_on_support(self.objective, self.b, self.strength, support, signs)
+        """``(w, grad, flipped, excess, unsolved, ok)``: the values solving the KKT
+        equations on ``support`` with ``signs``; the smooth gradient there; the
+        support's coefficients whose sign flipped; the violation ``|grad_j| -
+        lambda_j`` of the coordinates off the support (``-inf`` on it; a violation
+        beyond the tolerance ``atol`` fails the check); by how much each equation on the support,
+        ``grad_j + lambda_j z_j = 0``, is missed beyond its tolerance (``-inf`` off
+        it; positive where the equations have no solution and the least-squares
+        values only approximate one); and whether ``w`` satisfies all three, the
+        optimality conditions of the Lasso.
+
+        An equation's tolerance is the off-support one plus the rounding of
+        solving it, ``KKT_ROUNDOFF_ULPS |S| eps ((|G_SS| |w_S|)_j + |b_j| +
+        lambda_j)``: a solvable system passes however ill-conditioned, one with no
+        solution misses by about ``lambda_j``."""
+        w, idx, G_SS = _solve_on_support(self.objective, self.b, self.strength, support, signs)
         grad = self.objective.smooth_gradient(w)
         flipped = support & ~self.free & (w * signs <= 0)
         excess = np.where(support, -np.inf, np.abs(grad) - self.strength)
-        ok = not flipped.any() and not np.any(excess > self.atol)
-        return w, grad, flipped, excess, ok
+        unsolved = np.full_like(w, -np.inf)
+        if idx.size:
+            lam = self.strength[idx]
+            rounding = (KKT_ROUNDOFF_ULPS * idx.size * _EPS
+                        * (np.abs(G_SS) @ np.abs(w[idx]) + np.abs(self.b[idx]) + lam))
+            unsolved[idx] = (np.abs(grad[idx] + lam * signs[idx])
+                             - self.atol[idx] - rounding)
+        ok = not flipped.any() and not np.any(excess > self.atol) and not np.any(unsolved > 0)
+        return w, grad, flipped, excess, unsolved, ok
 
 
 #: Longest move, in standard deviations of ``q``, of an L1-penalised coordinate
@@ -441,7 +468,7 @@ class LassoCertificate:
         the KKT check."""
         support = support.copy()
         for _ in range(MAX_SIGN_DROPS + 1):
-            _, _, flipped, _, ok = self._check(support, signs)
+            _, _, flipped, _, _, ok = self._check(support, signs)
             if ok or not flipped.any():
                 return ok
             support &= ~flipped
