@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
 
 from skvan import VANLassoRegressor, VANLogisticRegression
 from skvan.expectations import ClosedForm
@@ -166,6 +167,23 @@ def test_advice_fits_the_settings(breast_cancer):
     with pytest.warns(ConvergenceWarning) as none:
         VANLogisticRegression(C=np.inf, max_iter=1).fit(X, y)
     assert len(none) == 1 and "finite C" in str(none[0].message)
+
+
+def test_one_small_step_is_not_convergence():
+    """A strongly regularised fit (40 rows, C=0.01): its second step was 1e-3 of
+    its first, and with one ratio enough the fit stopped there, its intercept 33%
+    of the largest coefficient from the optimum; the next step was larger again
+    (q narrowing moves the point VO heads for). With two ratios required it takes
+    5 iterations and ends within the default tol's promise."""
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((40, 3)) * np.exp(rng.uniform(-2, 0, 3))
+    y = (rng.random(40) < 0.4).astype(int)
+    ref = LogisticRegression(C=0.01, tol=1e-12, max_iter=10_000).fit(X, y)
+    van = VANLogisticRegression(C=0.01).fit(X, y)
+    theta = np.r_[van.coef_.ravel(), van.intercept_]
+    best = np.r_[ref.coef_.ravel(), ref.intercept_]
+    assert van.n_iter_[0] >= 3
+    assert np.max(np.abs(theta - best)) <= 1e-5 * np.max(np.abs(best))
 
 
 def _distance_after(steps, deterministic, stochastic=False):

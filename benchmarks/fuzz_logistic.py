@@ -1,0 +1,112 @@
+"""VANLogisticRegression on many generated problems, against scikit-learn.
+
+Each problem draws ``n`` in {10, 40, 200, 1000} rows, ``p`` in {1, 3, 10, 50}
+standard normal features and 2 (twice as likely), 3 or 5 classes; then, at
+random, feature scales ``e^U(-4, 4)``, a duplicated column, a constant column
+and sample weights ``U(0, 3)``; labels drawn from a softmax of weights of sd
+0.3, 3 or 30 (from nearly random to nearly separable); ``C`` in {0.01, 1, 100,
+1e4}. Everything is seeded, so the counts do not depend on the machine.
+
+A fit is **bad** when its objective (scikit-learn's: the weighted log-loss plus
+``||W||^2 / (2C)``) exceeds that of ``LogisticRegression(tol=1e-12)`` by more
+than 1e-6 relative, or is not finite, or when it warns. Fits whose
+coefficients differ from scikit-learn's by more than 1e-3 of the largest while
+their objective is not higher are counted apart: a flat direction (a constant
+column with a large ``C``) or scikit-learn's own inaccuracy.
+
+Usage: ``python benchmarks/fuzz_logistic.py [--problems 500] [--seed 6]``.
+"""
+
+import argparse
+import time
+
+import numpy as np
+from fuzz_sparse import fit_warnings
+from scipy.special import logsumexp
+from sklearn.linear_model import LogisticRegression
+
+from skvan import VANLogisticRegression
+
+
+def problems(count, seed):
+    """``(index, X, y, sample_weight, C, features)``, skipping draws of one class."""
+    rng = np.random.default_rng(seed)
+    for index in range(count):
+        n = int(rng.choice([10, 40, 200, 1000]))
+        p = int(rng.choice([1, 3, 10, 50]))
+        K = int(rng.choice([2, 2, 3, 5]))
+        X = rng.standard_normal((n, p))
+        features = []
+        if rng.random() < 0.3:
+            X *= np.exp(rng.uniform(-4, 4, p))
+            features.append("scaled")
+        if rng.random() < 0.15 and p > 1:
+            X[:, 1] = X[:, 0]
+            features.append("duplicated")
+        if rng.random() < 0.15:
+            X[:, -1] = 3.0
+            features.append("constant")
+        logits = X @ (rng.standard_normal((K, p)) * rng.choice([0.3, 3, 30])).T
+        probabilities = np.exp(logits - logsumexp(logits, axis=1, keepdims=True))
+        y = np.array([rng.choice(K, p=row) for row in probabilities])
+        if len(np.unique(y)) < 2:
+            continue
+        weights = np.ones(n)
+        if rng.random() < 0.3:
+            weights = rng.uniform(0, 3, n)
+            features.append("weights")
+        C = float(rng.choice([0.01, 1.0, 100.0, 1e4]))
+        yield index, X, y, weights, C, features
+
+
+def objective(X, y, weights, C, classes):
+    def value(est):
+        W, b = np.atleast_2d(est.coef_), np.atleast_1d(est.intercept_)
+        if len(classes) == 2:
+            sign = np.where(y == classes[1], 1.0, -1.0)
+            loss = np.logaddexp(0.0, -sign * (X @ W[0] + b[0]))
+        else:
+            A = X @ W.T + b
+            loss = logsumexp(A, axis=1) - A[np.arange(len(y)), np.searchsorted(classes, y)]
+        return float(weights @ loss + 0.5 * np.sum(W**2) / C)
+    return value
+
+
+def parameters(est, multinomial):
+    """``[coef, intercept]`` flat; a multinomial model's intercepts centred (the
+    softmax's free constant)."""
+    b = np.ravel(est.intercept_)
+    return np.r_[np.ravel(est.coef_), b - b.mean() if multinomial else b]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--problems", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=6)
+    args = parser.parse_args()
+    start = time.perf_counter()
+    bad = fits = apart = 0
+    print("bad fits (objective above scikit-learn's by > 1e-6 relative, not finite, or a warning):")
+    for index, X, y, weights, C, features in problems(args.problems, args.seed):
+        van, messages = fit_warnings(lambda: VANLogisticRegression(C=C).fit(X, y, sample_weight=weights))
+        ref = LogisticRegression(C=C, tol=1e-12, max_iter=100_000).fit(X, y, sample_weight=weights)
+        value = objective(X, y, weights, C, ref.classes_)
+        gap = (value(van) - value(ref)) / abs(value(ref))
+        multinomial = len(ref.classes_) > 2
+        theta, best = parameters(van, multinomial), parameters(ref, multinomial)
+        error = np.max(np.abs(theta - best)) / max(np.max(np.abs(best)), 1e-300)
+        fits += 1
+        line = (f"  problem {index:3d} {X.shape[0]:5d} x {X.shape[1]:2d}, {len(ref.classes_)} classes, "
+                f"C={C:g} {','.join(features) or '-':30s} gap {gap:8.1e} error {error:.1e} "
+                f"{messages[:1]}")
+        if gap > 1e-6 or not np.isfinite(gap) or messages:
+            bad += 1
+            print(line)
+        elif error > 1e-3:
+            apart += 1
+    print(f"\nbad: {bad} of {fits}; coefficients > 1e-3 apart at an objective no higher: {apart}")
+    print(f"({time.perf_counter() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
