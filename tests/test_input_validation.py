@@ -64,6 +64,10 @@ BAD_DATA = {
     "object features with None": (lambda X, y, w: (_obj_with_none(X), y, None), "NaN|float|None"),
     "complex X": (lambda X, y, w: (X + 1j, y, None), "[Cc]omplex"),
     "all sample weights zero": (lambda X, y, w: (X, y, np.zeros_like(w)), "sum|zero|positive"),
+    # Finite, but their squares overflow float64 (the solvers sum them): at 1e300
+    # fits once raised from inside numpy or returned NaN coefficients.
+    "entries of 1e300": (lambda X, y, w: (X * 1e300, y, None), "Rescale the features"),
+    "one entry of 1e151": (lambda X, y, w: (_with(X, (2, 1), 1e151), y, None), "1e\\+150"),
 }
 
 
@@ -83,6 +87,21 @@ def test_bad_data_is_rejected_with_a_named_problem(make, case):
     Xb, yb, wb = transform(X, y, w)
     with pytest.raises((ValueError, TypeError), match=pattern):
         est.fit(Xb, yb, sample_weight=wb)
+
+
+@pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
+def test_predicting_on_rows_that_overflow_is_rejected(make):
+    """A model fitted on unit-scale data, asked about rows of 1e300: the predictors'
+    spread under q overflows. A named ValueError, not a traceback from numpy or
+    NaN probabilities; 1e150 still predicts."""
+    est = make()
+    X, y = _data(est)
+    est.fit(X, y)
+    predict = est.predict_proba if hasattr(est, "predict_proba") else (
+        lambda Z: est.predict(Z, return_std=True))
+    assert np.all(np.isfinite(predict(X * 1e150)))
+    with pytest.raises(ValueError, match="overflow float64"):
+        predict(X * 1e300)
 
 
 @pytest.mark.parametrize("make", CLASSIFIERS, ids=IDS[:3])

@@ -6,6 +6,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..objectives import LinearModelObjective
+from ..objectives._linear import check_predictors
 
 #: Predictor variances below this are treated as zero: a Gaussian expectation
 #: of ``l(m + sqrt(v) z)`` then differs from ``l(m)`` by about ``v / 2`` times the
@@ -132,7 +133,9 @@ class LinearPredictorExpectation(ExpectationEstimator):
         if (obj is objective and version == family.version and cached_need == need
                 and np.array_equal(cached_mean, mean)):
             return raw
-        raw = self._raw(objective, objective.predictors(mean), self._spread(objective, family), need)
+        predictors, spread = objective.predictors(mean), self._spread(objective, family)
+        check_predictors(predictors, spread)
+        raw = self._raw(objective, predictors, spread, need)
         if need != "value":
             self._raw_cache = (objective, family.version, mean.copy(), need, raw)
         return raw

@@ -12,8 +12,9 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .._compat import Interval, StrOptions
-from .._data import as_design, issparse
+from .._data import as_design, column_statistics, issparse
 from ..expectations import make_expectation
+from ..objectives._linear import check_entry_size
 from ..van import (
     AveragingSchedule,
     FullStep,
@@ -236,6 +237,8 @@ class VANLinearModel(BaseEstimator):
         (:class:`~skvan.van.AveragingSchedule`) under ``objective``, so that passes
         over the ``N`` rows converge to the full-batch fit.
         """
+        # A stream cannot rescale its columns (they come a batch at a time).
+        check_entry_size(column_statistics(f.X)[0])
         size = getattr(self, "stream_size", None)
         if size is None:
             schedule, objective = GeometricSchedule(self.beta), "vo"

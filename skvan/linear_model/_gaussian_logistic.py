@@ -31,6 +31,7 @@ from ..objectives import (
     MultinomialObjective,
 )
 from ..objectives._chunked import labels_summary
+from ..objectives._linear import check_predictors
 from ._base import CHECK_X, GRAM
 
 
@@ -50,7 +51,9 @@ class BinaryLink:
     @staticmethod
     def log_proba(Xd, family):
         """``log E_q[p(y | x)]``, columns in the order of the classes."""
-        log_p, log_q = log_expected_sigmoid(Xd @ family.mean, family.predictor_variance(Xd))
+        mean, variance = Xd @ family.mean, family.predictor_variance(Xd)
+        check_predictors(mean, variance)
+        log_p, log_q = log_expected_sigmoid(mean, variance)
         return np.column_stack([log_q, log_p])
 
     @staticmethod
@@ -76,7 +79,9 @@ class SoftmaxLink(BinaryLink):
     def log_proba(self, Xd, family):
         theta = family.mean.reshape(self.n_rows, -1)
         M = np.asarray(Xd @ theta.T)
-        return expected_log_softmax(M, predictor_covariances(Xd, self.n_rows, family))
+        V = predictor_covariances(Xd, self.n_rows, family)
+        check_predictors(M, V)
+        return expected_log_softmax(M, V)
 
     def proba(self, Xd, thetas):
         W = thetas.reshape(len(thetas), self.n_rows, -1)

@@ -25,6 +25,7 @@ from ..objectives import (
     kkt_finish,
     nonnegative,
 )
+from ..objectives._linear import check_predictors
 from ..van import (
     MEMORY_BUDGET,
     BetaBacktrack,
@@ -674,4 +675,6 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         y_mean = Xd @ family.mean
         if not return_std:
             return y_mean
-        return y_mean, np.sqrt(family.predictor_variance(Xd) + self.noise_variance_)
+        variance = family.predictor_variance(Xd)
+        check_predictors(y_mean, variance)
+        return y_mean, np.sqrt(variance + self.noise_variance_)

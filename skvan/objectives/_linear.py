@@ -20,6 +20,9 @@ from ._penalties import NoPenalty, add_diagonal
 #: which under VO grows up to 1e100 times the curvature, must stay finite in the
 #: original coordinates.
 _MAX_LOG2_SCALE = 160
+#: The largest ``|x_ij|`` the estimators accept: sums of up to 1e8 such squares
+#: stay below float64's 1.8e308 (:func:`check_entry_size`).
+MAX_ENTRY = 1e150
 #: Columns are rescaled only when their scales differ by more than ``2^10`` (or
 #: all are that far from 1): VAN's Newton-like steps do not need it on moderately
 #: scaled data; it matters when the curvature's diagonal spans many decades.
@@ -43,6 +46,7 @@ def jacobi_scale_from(total, top, squares, ridge):
     column's largest ``|x_ij|`` and ``squares(norm)``, the weighted sums of
     ``(x_ij / norm_j)^2`` (``norm`` None: 1), which data kept in chunks sums
     chunk by chunk."""
+    check_entry_size(top)
     if total <= 0:
         return np.ones(top.shape[0])
     top = top.copy()
@@ -58,8 +62,32 @@ def jacobi_scale_from(total, top, squares, ridge):
     scale[~(np.isfinite(scale) & (scale >= 2.0**-_MAX_LOG2_SCALE))] = 1.0
     log2 = np.clip(np.round(np.log2(scale)), -_MAX_LOG2_SCALE, _MAX_LOG2_SCALE)
     if np.ptp(log2) <= _MAX_LOG2_SPREAD and abs(np.mean(log2)) <= _MAX_LOG2_SPREAD:
-        return np.ones(top.shape[0])
+        log2 = np.zeros_like(log2)
     return np.exp2(log2)
+
+
+def check_entry_size(top):
+    """Raise a ValueError if a column's largest ``|x_ij|`` (``top``) exceeds
+    :data:`MAX_ENTRY`: the passes' sums of squares would overflow."""
+    top = np.asarray(top, dtype=np.float64)
+    if top.size and float(np.max(top)) > MAX_ENTRY:
+        raise ValueError(
+            f"X has entries up to {float(np.max(top)):.3g} in absolute value; skvan's "
+            f"float64 arithmetic sums their squares, which overflow beyond {MAX_ENTRY:g}. "
+            "Rescale the features, for example with sklearn.preprocessing.StandardScaler."
+        )
+
+
+def check_predictors(*arrays):
+    """Raise a ValueError if linear predictors ``x^T theta`` or their spread under
+    ``q`` (``arrays``) are not finite: the rows of ``X`` are too large for the
+    model (predictions on data far beyond the training data's scale)."""
+    if not all(np.isfinite(a).all() for a in arrays):
+        raise ValueError(
+            "The linear predictors x^T theta, or their spread under q, overflow float64: "
+            "X has entries too large for this model. Rescale the features as the "
+            "training data were, for example with sklearn.preprocessing.StandardScaler."
+        )
 
 
 class RowsObjective(Objective):
