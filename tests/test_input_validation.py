@@ -67,7 +67,7 @@ BAD_DATA = {
     # Finite, but their squares overflow float64 (the solvers sum them): at 1e300
     # fits once raised from inside numpy or returned NaN coefficients.
     "entries of 1e300": (lambda X, y, w: (X * 1e300, y, None), "Rescale the features"),
-    "one entry of 1e151": (lambda X, y, w: (_with(X, (2, 1), 1e151), y, None), "1e\\+150"),
+    "one entry of 1e250": (lambda X, y, w: (_with(X, (2, 1), 1e250), y, None), "overflow"),
 }
 
 

@@ -206,7 +206,7 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
         frame = X if hasattr(X, "iloc") else None
         X, y = validate_data(self, X, y, **CHECK_X)
         # A stream: the columns are not rescaled (see _stream_step).
-        check_entry_size(column_statistics(X)[0])
+        check_entry_size(column_statistics(X)[0], X.shape[0])
         self.classes_ = self._validate_targets(y)
         sample_weight = self._sample_weight(X, y, sample_weight)
         self._resolve_covariance(X, stream=True, n_rows=self._link().n_rows)

@@ -238,7 +238,7 @@ class VANLinearModel(BaseEstimator):
         over the ``N`` rows converge to the full-batch fit.
         """
         # A stream cannot rescale its columns (they come a batch at a time).
-        check_entry_size(column_statistics(f.X)[0])
+        check_entry_size(column_statistics(f.X)[0], f.X.shape[0])
         size = getattr(self, "stream_size", None)
         if size is None:
             schedule, objective = GeometricSchedule(self.beta), "vo"

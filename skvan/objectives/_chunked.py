@@ -146,7 +146,7 @@ class ChunkedObjective(Objective):
                 return colsq
             return np.sum(self.chunks.map(_squares, self.spec, norm), axis=0)
 
-        return np.tile(jacobi_scale_from(total, top, squares, ridge), n_rows)
+        return np.tile(jacobi_scale_from(total, top, squares, ridge, self.n_samples), n_rows)
 
     def prototype(self):
         """The in-memory objective of an empty chunk: its type and loss are those of

@@ -20,9 +20,6 @@ from ._penalties import NoPenalty, add_diagonal
 #: which under VO grows up to 1e100 times the curvature, must stay finite in the
 #: original coordinates.
 _MAX_LOG2_SCALE = 160
-#: The largest ``|x_ij|`` the estimators accept: sums of up to 1e8 such squares
-#: stay below float64's 1.8e308 (:func:`check_entry_size`).
-MAX_ENTRY = 1e150
 #: Columns are rescaled only when their scales differ by more than ``2^10`` (or
 #: all are that far from 1): VAN's Newton-like steps do not need it on moderately
 #: scaled data; it matters when the curvature's diagonal spans many decades.
@@ -38,15 +35,21 @@ def jacobi_column_scale(X, sample_weight, ridge):
     return jacobi_scale_from(
         float(np.sum(sample_weight)), top,
         lambda norm: squares if norm is None else weighted_column_squares(X, sample_weight, norm),
-        ridge)
+        ridge, X.shape[0])
 
 
-def jacobi_scale_from(total, top, squares, ridge):
+def jacobi_scale_from(total, top, squares, ridge, n_samples):
     """:func:`jacobi_column_scale` from column statistics: the total weight, each
     column's largest ``|x_ij|`` and ``squares(norm)``, the weighted sums of
     ``(x_ij / norm_j)^2`` (``norm`` None: 1), which data kept in chunks sums
-    chunk by chunk."""
-    check_entry_size(top)
+    chunk by chunk, and the number of rows (for :func:`check_entry_size` on the
+    rescaled columns)."""
+    scale = _jacobi_scale(total, top, squares, ridge)
+    check_entry_size(top, n_samples, scale)
+    return scale
+
+
+def _jacobi_scale(total, top, squares, ridge):
     if total <= 0:
         return np.ones(top.shape[0])
     top = top.copy()
@@ -66,15 +69,22 @@ def jacobi_scale_from(total, top, squares, ridge):
     return np.exp2(log2)
 
 
-def check_entry_size(top):
-    """Raise a ValueError if a column's largest ``|x_ij|`` (``top``) exceeds
-    :data:`MAX_ENTRY`: the passes' sums of squares would overflow."""
+def check_entry_size(top, n_samples, scale=1.0):
+    """Raise a ValueError if the columns' largest ``|x_ij|`` (``top``, in ``n_samples``
+    rows), divided by the ``scale`` the fit works in, are so large that a sum of
+    all the squares, ``n_samples * n_columns`` of them, could overflow float64
+    (``|x| / scale > sqrt(max_float / (n_samples n_columns))``): the passes form
+    such sums (Gram matrices, predictor variances, squared norms)."""
     top = np.asarray(top, dtype=np.float64)
-    if top.size and float(np.max(top)) > MAX_ENTRY:
+    if not top.size:
+        return
+    limit = np.sqrt(np.finfo(np.float64).max / max(n_samples * top.size, 1))
+    if float(np.max(top / scale)) > limit:
         raise ValueError(
-            f"X has entries up to {float(np.max(top)):.3g} in absolute value; skvan's "
-            f"float64 arithmetic sums their squares, which overflow beyond {MAX_ENTRY:g}. "
-            "Rescale the features, for example with sklearn.preprocessing.StandardScaler."
+            f"X has entries up to {float(np.max(top)):.3g} in absolute value: sums of "
+            "their squares, which skvan's float64 arithmetic forms, would overflow "
+            f"(the limit here is about {limit * float(np.max(scale)):.2g}). Rescale the "
+            "features, for example with sklearn.preprocessing.StandardScaler."
         )
 
 
