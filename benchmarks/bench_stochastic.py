@@ -321,7 +321,8 @@ def dask_wall_time(quick, repeats=3):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="100,000 generated rows")
-    parser.add_argument("--one-pass", action="store_true", help="only the one-pass partial_fit table")
+    parser.add_argument("--one-pass", action="store_true",
+                        help="only the one-pass partial_fit table")
     args = parser.parse_args()
     if args.one_pass:
         one_pass(args.quick)

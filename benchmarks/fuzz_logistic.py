@@ -88,7 +88,8 @@ def main():
     bad = fits = apart = 0
     print("bad fits (objective above scikit-learn's by > 1e-6 relative, not finite, or a warning):")
     for index, X, y, weights, C, features in problems(args.problems, args.seed):
-        van, messages = fit_warnings(lambda: VANLogisticRegression(C=C).fit(X, y, sample_weight=weights))
+        van, messages = fit_warnings(
+            lambda: VANLogisticRegression(C=C).fit(X, y, sample_weight=weights))
         ref = LogisticRegression(C=C, tol=1e-12, max_iter=100_000).fit(X, y, sample_weight=weights)
         value = objective(X, y, weights, C, ref.classes_)
         gap = (value(van) - value(ref)) / abs(value(ref))
@@ -96,9 +97,9 @@ def main():
         theta, best = parameters(van, multinomial), parameters(ref, multinomial)
         error = np.max(np.abs(theta - best)) / max(np.max(np.abs(best)), 1e-300)
         fits += 1
-        line = (f"  problem {index:3d} {X.shape[0]:5d} x {X.shape[1]:2d}, {len(ref.classes_)} classes, "
-                f"C={C:g} {','.join(features) or '-':30s} gap {gap:8.1e} error {error:.1e} "
-                f"{messages[:1]}")
+        line = (f"  problem {index:3d} {X.shape[0]:5d} x {X.shape[1]:2d}, "
+                f"{len(ref.classes_)} classes, C={C:g} {','.join(features) or '-':30s} "
+                f"gap {gap:8.1e} error {error:.1e} {messages[:1]}")
         if gap > 1e-6 or not np.isfinite(gap) or messages:
             bad += 1
             print(line)

@@ -11,8 +11,8 @@ from .._compat import Interval, StrOptions, _fit_context, validate_data
 from .._dask import reject_dask
 from .._data import column_statistics
 from ..linear_model._base import CHECK_X, VANLinearModel
-from ..objectives._linear import check_entry_size
 from ..linear_model._gaussian_logistic import GaussianLogisticModel
+from ..objectives._linear import check_entry_size
 from ._strategies import STRATEGIES
 
 

@@ -255,11 +255,11 @@ class _KKTCheck:
         equations on ``support`` with ``signs``; the smooth gradient there; the
         support's coefficients whose sign flipped; the violation ``|grad_j| -
         lambda_j`` of the coordinates off the support (``-inf`` on it; a violation
-        beyond the tolerance ``atol`` fails the check); by how much each equation on the support,
-        ``grad_j + lambda_j z_j = 0``, is missed beyond its tolerance (``-inf`` off
-        it; positive where the equations have no solution and the least-squares
-        values only approximate one); and whether ``w`` satisfies all three, the
-        optimality conditions of the Lasso.
+        beyond the tolerance ``atol`` fails the check); by how much each equation
+        on the support, ``grad_j + lambda_j z_j = 0``, is missed beyond its
+        tolerance (``-inf`` off it; positive where the equations have no solution
+        and the least-squares values only approximate one); and whether ``w``
+        satisfies all three, the optimality conditions of the Lasso.
 
         An equation's tolerance is the off-support one plus the rounding of
         solving it, ``KKT_ROUNDOFF_ULPS |S| eps ((|G_SS| |w_S|)_j + |b_j| +
