@@ -24,7 +24,7 @@ import argparse
 import time
 
 import numpy as np
-from fuzz_sparse import fit_warnings
+from fuzz_sparse import degrade, fit_warnings
 from scipy.special import logsumexp
 from sklearn.linear_model import LogisticRegression
 
@@ -38,17 +38,7 @@ def problems(count, seed):
         n = int(rng.choice([10, 40, 200, 1000]))
         p = int(rng.choice([1, 3, 10, 50]))
         K = int(rng.choice([2, 2, 3, 5]))
-        X = rng.standard_normal((n, p))
-        features = []
-        if rng.random() < 0.3:
-            X *= np.exp(rng.uniform(-4, 4, p))
-            features.append("scaled")
-        if rng.random() < 0.15 and p > 1:
-            X[:, 1] = X[:, 0]
-            features.append("duplicated")
-        if rng.random() < 0.15:
-            X[:, -1] = 3.0
-            features.append("constant")
+        X, features = degrade(rng.standard_normal((n, p)), rng, constant=0.15, duplicate_from=2)
         logits = X @ (rng.standard_normal((K, p)) * rng.choice([0.3, 3, 30])).T
         probabilities = np.exp(logits - logsumexp(logits, axis=1, keepdims=True))
         y = np.array([rng.choice(K, p=row) for row in probabilities])

@@ -33,6 +33,25 @@ from skvan import VANElasticNet, VANLassoRegressor, van_lasso_path
 REFERENCE = {"tol": 1e-14, "max_iter": 1_000_000}
 
 
+def degrade(X, rng, constant, duplicate_from):
+    """``X`` (changed in place) with, at random, feature scales ``e^U(-4, 4)``
+    (probability 0.3), its second column a copy of the first (0.15, if it has
+    ``duplicate_from`` columns or more) and its last column constant (probability
+    ``constant``); and the names of what was done."""
+    features = []
+    p = X.shape[1]
+    if rng.random() < 0.3:
+        X *= np.exp(rng.uniform(-4, 4, p))
+        features.append("scaled")
+    if rng.random() < 0.15 and p >= duplicate_from:
+        X[:, 1] = X[:, 0]
+        features.append("duplicated")
+    if rng.random() < constant:
+        X[:, -1] = 3.0
+        features.append("constant")
+    return X, features
+
+
 def problems(count, seed=123):
     """``(index, X, y, alpha, features)`` for ``count`` generated problems."""
     rng = np.random.default_rng(seed)
@@ -43,16 +62,7 @@ def problems(count, seed=123):
         Z = rng.standard_normal((n, p))
         X = Z.copy()
         X[:, 1:] = np.sqrt(1 - rho**2) * Z[:, 1:] + rho * Z[:, :-1]
-        features = []
-        if rng.random() < 0.3:
-            X *= np.exp(rng.uniform(-4, 4, p))
-            features.append("scaled")
-        if rng.random() < 0.15 and p > 2:
-            X[:, 1] = X[:, 0]
-            features.append("duplicated")
-        if rng.random() < 0.1:
-            X[:, -1] = 3.0
-            features.append("constant")
+        X, features = degrade(X, rng, constant=0.1, duplicate_from=3)
         w = np.zeros(p)
         k = max(1, p // 5)
         w[rng.choice(p, k, replace=False)] = rng.standard_normal(k) * 3
