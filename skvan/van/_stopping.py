@@ -24,9 +24,11 @@ MIN_RATIOS = 2
 #: :class:`MeanContraction` reads a window of step ratios below 1 as a Newton-like
 #: run's speeding-up contraction when each ratio is at most this fraction of the
 #: one before (the ratios themselves shrink geometrically: superlinear
-#: convergence). Over the bundled sets' logistic fits they shrank by 2.4x to 5x
-#: per step; a linearly converging run's ratios near 1 can fall over a window by
-#: chance, but not that fast.
+#: convergence), as they do at the end of VO fits with a full covariance (no such
+#: fit of ``python benchmarks/snapshot.py`` changed its iteration count with this
+#: bound; its diagonal and VI fits, which converge linearly, did); a linearly
+#: converging run's ratios near 1 can fall over a window by chance, but not that
+#: fast.
 SUPERLINEAR = 0.5
 
 
