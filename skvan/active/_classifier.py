@@ -9,10 +9,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._compat import Interval, StrOptions, _fit_context, validate_data
 from .._dask import reject_dask
-from .._data import column_statistics
 from ..linear_model._base import CHECK_X, VANLinearModel
 from ..linear_model._gaussian_logistic import GaussianLogisticModel
-from ..objectives._linear import check_entry_size
 from ._strategies import STRATEGIES
 
 
@@ -205,8 +203,6 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
         # names match feature_names_in_); anything else as the validated array.
         frame = X if hasattr(X, "iloc") else None
         X, y = validate_data(self, X, y, **CHECK_X)
-        # A stream: the columns are not rescaled (see _stream_step).
-        check_entry_size(column_statistics(X)[0], X.shape[0])
         self.classes_ = self._validate_targets(y)
         sample_weight = self._sample_weight(X, y, sample_weight)
         self._resolve_covariance(X, stream=True, n_rows=self._link().n_rows)

@@ -446,9 +446,9 @@ class LassoCertificate:
         mean_converged = self.mean_test(solver)
         family = solver.family
         var = family.marginal_variance()
+        signs = np.sign(family.mean)
         for slack in dict.fromkeys((self.distance, 0.0)):
             support = support_from_q(family.mean, var, self._check.strength, slack=slack)
-            signs = np.sign(family.mean)
             # A support and signs that failed the check fail it again (the check
             # depends on nothing else).
             key = (support.tobytes(), signs[support].tobytes())
