@@ -39,11 +39,30 @@ def test_path_matches_lasso_path_at_every_alpha(name):
     assert np.all(np.diff(alphas) < 0) and not np.any(coefs[:, 0])  # alpha_max: all zero
 
 
-def test_path_keeps_q_between_kinks():
-    """Where the support and signs do not change from one alpha to the next, the
-    KKT check certifies the previous support at the new alpha with no VAN
-    iteration (at c968938 every alpha iterated); where they change, VAN runs.
-    Every alpha's coefficients are lasso_path's."""
+@pytest.mark.parametrize("name", list(PROBLEMS))
+def test_path_follows_its_kinks_by_kkt_corrections(name):
+    """After the first alpha, the previous alpha's support, corrected by the KKT
+    check (a coefficient enters at the worst violation or leaves when its sign
+    flips), is certified at the next: no VAN iteration anywhere on the path (at
+    6d2ab81 VAN ran at each of the kinks), and every alpha's coefficients are
+    lasso_path's."""
+    X, y = PROBLEMS[name]
+    X, y = X - X.mean(axis=0), y - y.mean()
+    alphas, coefs, gaps, n_iter = van_lasso_path(X, y, n_alphas=50, return_n_iter=True)
+    _, ref, _ = lasso_path(X, y, alphas=alphas, tol=1e-12, max_iter=1_000_000)
+    np.testing.assert_allclose(coefs, ref, rtol=0, atol=1e-6 * np.abs(ref).max())
+    assert np.all(gaps <= 1e-6 * np.mean(y**2))
+    changed = np.any(np.sign(coefs[:, 1:]) != np.sign(coefs[:, :-1]), axis=0)
+    assert changed.sum() >= 8 and np.all(n_iter[1:] == 0)
+
+
+def test_path_keeps_q_between_kinks(monkeypatch):
+    """Without corrections (VAN at every kink, the fallback when they fail): where
+    the support and signs do not change from one alpha to the next, the KKT check
+    certifies the previous support at the new alpha with no VAN iteration (at
+    c968938 every alpha iterated); where they change, VAN runs. Every alpha's
+    coefficients are lasso_path's."""
+    monkeypatch.setattr(VANLassoRegressor, "_carry_corrections", 0)
     X, y = PROBLEMS["diabetes"]
     X, y = X - X.mean(axis=0), y - y.mean()
     alphas, coefs, _, n_iter = van_lasso_path(X, y, n_alphas=50, return_n_iter=True)

@@ -456,15 +456,22 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         self.alpha = alpha
         return design, column_scale, linear.with_penalty(penalty), least_squares.with_penalty(penalty)
 
+    #: KKT corrections a path may make to the previous alpha's support before VAN
+    #: runs instead (None: as many as a converged fit's finish, ``n_params``).
+    _carry_corrections = None
+
     def _fit_problem(self, problem, sample_weight, start, rng, carry=None):
         """VAN on ``problem`` (:meth:`_problem`) from ``start`` (a mean over
         ``[coef, intercept]`` or None); sets the fitted attributes and returns the
         VO ``q`` (in the problem's coordinates).
 
-        ``carry``, a path's ``q`` from the previous alpha, is kept with no iteration
-        when its support and signs pass the KKT check here (:func:`kkt_finish`
-        without corrections): between two kinks of the path the support does not
-        change, and the check certifies the exact solution at this alpha."""
+        ``carry``, a path's converged ``q`` from the previous alpha, is finished
+        here as a converged fit is (:func:`kkt_finish` with its corrections), with
+        no iteration: between two kinks of the path its support and signs pass the
+        KKT check unchanged; at a kink a few corrections (a coefficient enters at
+        the worst violation, or leaves when its sign flips) reach the new support.
+        When the check certifies the result it is the exact solution at this alpha
+        and ``q`` is kept with the new mean; otherwise VAN runs from ``start``."""
         design, column_scale, linear, least_squares = problem
         n_samples = design.X.shape[0]
         solved = self._constrained(least_squares, n_samples)
@@ -472,9 +479,10 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         start = None if start is None else start * column_scale
         coef, ok = None, False
         if carry is not None and self._full_batch_exact(n_samples):
-            coef, _, ok = kkt_finish(solved, carry.mean, np.zeros_like(carry.mean), max_corrections=0)
+            coef, n_corrections, ok = kkt_finish(solved, carry.mean, np.zeros_like(carry.mean),
+                                                 max_corrections=self._carry_corrections)
         if ok:
-            family, self.n_iter_, self.n_corrections_ = carry, 0, 0
+            family, self.n_iter_, self.n_corrections_ = carry, 0, n_corrections
         elif self._full_batch_exact(n_samples) and linear.n_params > n_samples:
             coef, family, self.n_iter_, self.n_corrections_ = self._solve_wide(linear, start, rng)
         else:
