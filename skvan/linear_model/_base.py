@@ -266,6 +266,16 @@ class VANLinearModel(BaseEstimator):
         shape = (mean.size,) if self.covariance_ == "diag" else (mean.size, mean.size)
         return make_family(self.covariance_, mean, np.reshape(self.precision_, shape))
 
+    def _coefficients(self, mean, column_scale):
+        """``(coef, intercept)`` of shapes ``(R, p)`` and ``(R,)`` from a mean over
+        ``column_scale * [coef, intercept]`` (rows one after the other; the
+        intercepts of several rows centred, :meth:`_unpack`)."""
+        p = self.n_features_in_
+        W = (mean / column_scale).reshape(-1, p + int(self.fit_intercept))
+        if W.shape[0] > 1 and self.fit_intercept:
+            W[:, -1] -= W[:, -1].mean()
+        return W[:, :p].copy(), W[:, p].copy() if self.fit_intercept else np.zeros(W.shape[0])
+
     def _unpack(self, family, column_scale=None, design=None):
         """Set ``coef_``, ``intercept_``, ``precision_``, ``sigma_`` from the family.
 
@@ -284,12 +294,8 @@ class VANLinearModel(BaseEstimator):
         p = self.n_features_in_
         s = np.ones(family.n_params) if column_scale is None else column_scale
         kind = self.covariance_
-        W = (family.mean / s).reshape(-1, p + int(self.fit_intercept))
-        R = W.shape[0]
-        if R > 1 and self.fit_intercept:
-            W[:, -1] -= W[:, -1].mean()
-        self.coef_ = W[:, :p].copy()
-        self.intercept_ = W[:, p].copy() if self.fit_intercept else np.zeros(R)
+        self.coef_, self.intercept_ = self._coefficients(family.mean, s)
+        R, width = self.coef_.shape[0], p + int(self.fit_intercept)
         if kind in GRAM:
             self.precision_ = family.precision if np.all(s == 1.0) else \
                 family.precision.in_coordinates(s, design)
@@ -299,6 +305,6 @@ class VANLinearModel(BaseEstimator):
             self.sigma_ = (family.sigma / s**2).reshape(R, -1)[:, :p]
         else:
             outer = np.outer(s, s)
-            P = (family.precision * outer).reshape(R, -1, R, W.shape[1])
-            S = (family.sigma / outer).reshape(R, -1, R, W.shape[1])[:, :p, :, :p]
+            P = (family.precision * outer).reshape(R, -1, R, width)
+            S = (family.sigma / outer).reshape(R, -1, R, width)[:, :p, :, :p]
             self.precision_, self.sigma_ = (P[:, :, 0], S[:, :, 0]) if R == 1 else (P, S)

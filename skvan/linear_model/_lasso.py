@@ -462,8 +462,25 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
 
     def _fit_problem(self, problem, sample_weight, start, rng, carry=None):
         """VAN on ``problem`` (:meth:`_problem`) from ``start`` (a mean over
-        ``[coef, intercept]`` or None); sets the fitted attributes and returns the
-        VO ``q`` (in the problem's coordinates).
+        ``[coef, intercept]`` or None, or a path's ``carry``: :meth:`_solve_problem`),
+        then :meth:`_finish_problem`: sets the fitted attributes and returns the VO
+        ``q`` (in the problem's coordinates)."""
+        fitted = self._solve_problem(problem, start, rng, carry)
+        self._finish_problem(problem, fitted, sample_weight, rng)
+        return fitted
+
+    def _solved(self, problem):
+        """``(solved, f)``: the least squares the certificate checks (with
+        ``positive``, its non-negative form) and the function VAN minimises
+        (that, or the rows' objective where expectations or batches need rows)."""
+        design, _, linear, least_squares = problem
+        n_samples = design.X.shape[0]
+        solved = self._constrained(least_squares, n_samples)
+        return solved, solved if self._full_batch_exact(n_samples) else linear
+
+    def _solve_problem(self, problem, start, rng, carry=None):
+        """The VO ``q`` of ``problem``, its mean the certified solution; sets
+        ``n_iter_`` and ``n_corrections_``.
 
         ``carry``, a path's converged ``q`` from the previous alpha, is finished
         here as a converged fit is (:func:`kkt_finish` with its corrections), with
@@ -474,8 +491,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         and ``q`` is kept with the new mean; otherwise VAN runs from ``start``."""
         design, column_scale, linear, least_squares = problem
         n_samples = design.X.shape[0]
-        solved = self._constrained(least_squares, n_samples)
-        f = solved if self._full_batch_exact(n_samples) else linear
+        solved, f = self._solved(problem)
         start = None if start is None else start * column_scale
         coef, ok = None, False
         if carry is not None and self._full_batch_exact(n_samples):
@@ -490,7 +506,13 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             coef, result, self.n_corrections_, _ = self._solve_support(f, solved, family, rng)
             self.n_iter_ = result.n_iter
         family.mean = coef
-        fitted = family
+        return family
+
+    def _finish_problem(self, problem, fitted, sample_weight, rng):
+        """From the VO ``q`` ``fitted``: the noise variance, the stream's start, with
+        ``objective="vi"`` the posterior, and the fitted attributes."""
+        design, column_scale, linear, least_squares = problem
+        coef, family = fitted.mean, fitted
         self.noise_variance_ = self._noise_variance(least_squares, coef, sample_weight,
                                                     self._ridge_rss(coef, column_scale, sample_weight))
         total = float(np.sum(sample_weight))
@@ -498,11 +520,10 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         if self.objective == "vi":
             family = self._initial_family(linear, coef)
             floor = self._noise_floor(least_squares, total)
-            log_joint = f.multiplied(1.0 / max(self.noise_variance_, floor))
+            log_joint = self._solved(problem)[1].multiplied(1.0 / max(self.noise_variance_, floor))
             self.n_iter_ = self._solve(log_joint, family, rng).n_iter
             self.n_corrections_ = 0
         self._set_attributes(family, column_scale, design.X)
-        return fitted
 
     def _solve_support(self, f, quadratic, family, rng, schedule=None, warn=True):
         """VO from ``family`` until the support read off ``q`` passes the KKT check

@@ -46,12 +46,14 @@ def _dual_gap(X, y, coef, alpha, ridge=0.0):
 
 
 def _path(estimator, X, y, alphas, sample_weight=None, return_std=False):
-    """``estimator`` (a VANLassoRegressor, modified in place) fitted at each alpha
-    of ``alphas`` in turn, on the design and Gram matrix built once; each fit
-    starts from the previous one's mean, or keeps the previous ``q`` when its
-    support is certified at the new alpha (``_fit_problem``'s ``carry``). Returns
+    """``estimator`` (a VANLassoRegressor, modified in place) solved at each alpha
+    of ``alphas`` in turn, on the design and Gram matrix built once; each alpha
+    starts from the previous one's ``q`` (``_solve_problem``'s ``carry``). Returns
     coefficients ``(n_alphas, n_features)``, intercepts, standard deviations (or
-    None) and iterations."""
+    None) and iterations. Under VO without ``return_std`` only the coefficients
+    are read off each ``q`` (the noise variance and the other attributes of a
+    fit cost as much as a certified alpha), and the estimator's fitted
+    attributes are left unset."""
     sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
     estimator.n_features_in_ = X.shape[1]  # X is validated by the caller
     estimator.alpha = float(alphas[0])
@@ -60,13 +62,19 @@ def _path(estimator, X, y, alphas, sample_weight=None, return_std=False):
     problem = estimator._problem(X, y, sample_weight)
     rng = check_random_state(estimator.random_state)
     coefs, intercepts, stds, n_iter, start, q = [], [], [], [], None, None
+    attributes = return_std or estimator.objective != "vo"
     for alpha in alphas:
         problem = estimator._at_alpha(problem, float(alpha), X, y, sample_weight)
-        q = estimator._fit_problem(problem, sample_weight, start, rng, carry=q)
-        start = estimator._mean()
-        coefs.append(estimator.coef_.copy())
-        intercepts.append(estimator.intercept_)
+        q = estimator._solve_problem(problem, start, rng, carry=q)
         n_iter.append(int(estimator.n_iter_))
+        if attributes:
+            estimator._finish_problem(problem, q, sample_weight, rng)
+            coef, intercept = estimator.coef_, estimator.intercept_
+        else:
+            coef, intercept = (c[0] for c in estimator._coefficients(q.mean, problem[1]))
+        start = np.append(coef, intercept) if estimator.fit_intercept else coef.copy()
+        coefs.append(coef.copy())
+        intercepts.append(float(intercept))
         if return_std:
             variance = estimator.sigma_ if estimator.sigma_.ndim == 1 else np.diag(estimator.sigma_)
             stds.append(np.sqrt(np.maximum(variance, 0.0)))
