@@ -32,6 +32,18 @@ class Objective(ABC):
     def hessian(self, theta):
         """Return ``hess f(theta)``, shape ``(n_params, n_params)``."""
 
+    def support_systems(self):
+        """A dict of the systems of supports of this objective's ``X^T W X``
+        (:func:`~skvan.objectives._sparse._support_system`), shared with its copies
+        under another penalty (``with_penalty``), whose ``X^T W X`` is the same."""
+        return self.__dict__.setdefault("_support_systems", {})
+
+    def _share_support_systems(self, other):
+        """``other`` (this objective under another penalty), sharing
+        :meth:`support_systems`."""
+        other._support_systems = self.support_systems()
+        return other
+
     def value_scale(self):
         """The size of the terms that cancel in :meth:`value` (comparisons of values
         allow round-off relative to it); 0: none beyond the value itself."""

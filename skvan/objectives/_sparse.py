@@ -48,30 +48,60 @@ def support_from_q(mean, variance, strength, eps=SIGN_EPS, slack=0.0):
 
 
 def _solve_on_support(objective, b, strength, support, signs):
-    """``(w, idx, G_SS)``: the values solving ``G_SS w_S = b_S - lambda_S z_S`` on the
-    support (by Cholesky, or the minimum-norm least-squares values where ``G_SS``
-    is singular: those need not solve the equations, :class:`_KKTCheck` checks),
-    the support's indices and its block of ``G`` (None when empty)."""
+    """``(w, idx, |G_SS|)``: the values solving ``G_SS w_S = b_S - lambda_S z_S`` on
+    the support (by Cholesky, or the minimum-norm least-squares values where
+    ``G_SS`` is singular: those need not solve the equations, :class:`_KKTCheck`
+    checks), the support's indices and the absolute values of its block of ``G``
+    (None when empty)."""
     w = np.zeros_like(b)
-    idx = np.flatnonzero(support)
-    if not idx.size:
-        return w, idx, None
-    rhs = b[idx] - strength[idx] * signs[idx]
-    # Equilibrated: (D^-1 G_SS D^-1) (D w) = D^-1 rhs with D = sqrt(diag G_SS), so
-    # that columns on wildly different scales do not cost accuracy.
-    G_SS = objective.gram_block(idx)
-    diag = np.sqrt(np.clip(np.diag(G_SS), 0, None))
-    diag[~(np.isfinite(diag) & (diag > 0))] = 1.0
-    A = G_SS / diag[:, None] / diag[None, :]
-    rhs = rhs / diag
-    z = _solve_positive(A, rhs)
+    if not support.any():
+        return w, np.flatnonzero(support), None
+    idx, abs_G_SS, diag, factor, A = _support_system(objective, support)
+    rhs = (b[idx] - strength[idx] * signs[idx]) / diag
+    z = None if factor is None else _cho_solve(factor, rhs)
     if z is None:
         # Singular or ill-conditioned (collinear or duplicated columns): the
         # minimum-norm least-squares values, which solve the equations only if
         # they are consistent.
         z = linalg.lstsq(A, rhs, check_finite=False)[0]
     w[idx] = z / diag
-    return w, idx, G_SS
+    return w, idx, abs_G_SS
+
+
+#: Supports whose systems an objective keeps (:func:`_support_system`): a Lasso
+#: path checks one support at alpha after alpha between its kinks, and the
+#: certificate one or two supports per iteration...
+SUPPORT_CACHE_SIZE = 4
+#: ...each if its matrices take at most this many bytes (wide data: a support
+#: can have as many coefficients as there are rows).
+SUPPORT_CACHE_BYTES = 1 << 24
+
+
+def _support_system(objective, support):
+    """``(idx, |G_SS|, D, factor, A)`` of ``support``: its indices, the absolute
+    values of its block of ``G``, the equilibration ``D = sqrt(diag G_SS)`` (1
+    where that is 0), and the Cholesky factor of ``A = D^-1 G_SS D^-1`` (None
+    where :func:`_solve_positive` would give up, and then ``A`` itself, else None).
+    Equilibrated, so that columns on wildly different scales do not cost accuracy.
+    None of it depends on the penalty: the last :data:`SUPPORT_CACHE_SIZE`
+    supports are kept on the objective and its re-penalised copies
+    (:meth:`~skvan.objectives.Objective.support_systems`)."""
+    cache = objective.support_systems()
+    key = support.tobytes()
+    system = cache.get(key)
+    if system is None:
+        idx = np.flatnonzero(support)
+        G_SS = objective.gram_block(idx)
+        diag = np.sqrt(np.clip(np.diag(G_SS), 0, None))
+        diag[~(np.isfinite(diag) & (diag > 0))] = 1.0
+        A = G_SS / diag[:, None] / diag[None, :]
+        factor = _cholesky(A)
+        system = (idx, np.abs(G_SS), diag, factor, A if factor is None else None)
+        if 16 * idx.size**2 <= SUPPORT_CACHE_BYTES:
+            if len(cache) >= SUPPORT_CACHE_SIZE:
+                cache.pop(next(iter(cache)))
+            cache[key] = system
+    return system
 
 
 def _solve_positive(A, rhs):
@@ -81,6 +111,14 @@ def _solve_positive(A, rhs):
     LAPACK directly (potrf, pocon, potrs): the certificate solves once or twice
     per iteration, and at p = 14 this takes 8.8 us against 15.8 for scipy's
     solve under a warning filter (``python benchmarks/bench_passes.py``)."""
+    factor = _cholesky(A)
+    return None if factor is None else _cho_solve(factor, rhs)
+
+
+def _cholesky(A):
+    """The lower Cholesky factor of ``A`` (potrf), or None where :func:`_solve_positive`
+    gives up: not positive definite, or reciprocal condition number (pocon)
+    below float64's epsilon."""
     if not np.isfinite(A).all():
         return None
     c, info = lapack.dpotrf(A, lower=1, clean=0)
@@ -89,7 +127,12 @@ def _solve_positive(A, rhs):
     rcond, info = lapack.dpocon(c, np.abs(A).sum(axis=0).max(), uplo="L")
     if info != 0 or not rcond >= _EPS:
         return None
-    z, info = lapack.dpotrs(c, rhs, lower=1)
+    return c
+
+
+def _cho_solve(factor, rhs):
+    """``A^-1 rhs`` from :func:`_cholesky`'s factor (potrs), or None if not finite."""
+    z, info = lapack.dpotrs(factor, rhs, lower=1)
     return z if info == 0 and np.isfinite(z).all() else None
 
 
@@ -265,7 +308,7 @@ class _KKTCheck:
         solving it, ``KKT_ROUNDOFF_ULPS |S| eps ((|G_SS| |w_S|)_j + |b_j| +
         lambda_j)``: a solvable system passes however ill-conditioned, one with no
         solution misses by about ``lambda_j``."""
-        w, idx, G_SS = _solve_on_support(self.objective, self.b, self.strength, support, signs)
+        w, idx, abs_G_SS = _solve_on_support(self.objective, self.b, self.strength, support, signs)
         grad = self.objective.smooth_gradient(w)
         flipped = support & ~self.free & (w * signs <= 0)
         excess = np.where(support, -np.inf, np.abs(grad) - self.strength)
@@ -273,7 +316,7 @@ class _KKTCheck:
         if idx.size:
             lam = self.strength[idx]
             rounding = (KKT_ROUNDOFF_ULPS * idx.size * _EPS
-                        * (np.abs(G_SS) @ np.abs(w[idx]) + np.abs(self.b[idx]) + lam))
+                        * (abs_G_SS @ np.abs(w[idx]) + np.abs(self.b[idx]) + lam))
             unsolved[idx] = (np.abs(grad[idx] + lam * signs[idx])
                              - self.atol[idx] - rounding)
         ok = not flipped.any() and not np.any(excess > self.atol) and not np.any(unsolved > 0)
