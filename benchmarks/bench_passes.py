@@ -29,8 +29,12 @@ Each figure is the minimum over repeats, in ms (us for the per-call costs):
 8. The cold-start quadrature of the logistic loss (every predictor mean 0) on
    1e6 rows with ``sd`` from 0.3 to 3 (those of a 1e6 x 20 fit's start): node
    pairs on the per-row rules against the table of :class:`_CentredTable`.
+9. The Gram product of short designs (few rows, up to 2,000 columns) accumulated
+   into a zeroed ``p x p`` array against ``skvan._data.gram``, which keeps the
+   first block's product as the accumulator.
 
 Run: python benchmarks/bench_passes.py [--quick] [--columns (parts 7 and 8 only)]
+     python benchmarks/bench_passes.py --gram (part 9 only)
 """
 
 import argparse
@@ -91,9 +95,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller shapes, fewer repeats")
     parser.add_argument("--columns", action="store_true", help="only parts 7 and 8")
+    parser.add_argument("--gram", action="store_true", help="only part 9")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     repeats = 3 if args.quick else 5
+    if args.gram:
+        return gram_accumulator(rng, repeats)
     if args.columns:
         column_statistics(rng, repeats, args.quick)
         return cold_start(rng, repeats, args.quick)
@@ -179,6 +186,17 @@ def main():
     multinomial(rng, repeats, args.quick)
     column_statistics(rng, repeats, args.quick)
     cold_start(rng, repeats, args.quick)
+    gram_accumulator(rng, repeats)
+
+
+def gram_accumulator(rng, repeats):
+    print("\n9. Gram product of short designs (ms): into a zeroed p x p array, "
+          "first product kept (skvan)")
+    for n, p in ((80, 301), (100, 301), (200, 2000), (2000, 50), (20_000, 200)):
+        X, d = rng.standard_normal((n, p)), rng.random(n)
+        zeroed = min(best(lambda: gram(X, d, 1 << 18), 10 * repeats) for _ in range(2))
+        kept = min(best(lambda: skvan_gram(X, d), 10 * repeats) for _ in range(2))
+        print(f"  {n:>6} x {p:<5} {1e3 * zeroed:8.3f} {1e3 * kept:8.3f}", flush=True)
 
 
 def cold_start(rng, repeats, quick):

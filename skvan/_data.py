@@ -143,22 +143,30 @@ def gram(X, d):
     """``X^T diag(d) X`` as a dense ``(p, p)`` array.
 
     Dense: accumulated over row blocks; with ``d >= 0`` each block is the
-    symmetric rank-k product ``X_d^T X_d``, ``X_d = sqrt(d) X``.
+    symmetric rank-k product ``X_d^T X_d``, ``X_d = sqrt(d) X``. The first
+    block's product is the accumulator: a zeroed ``p x p`` array to add it to
+    cost 4-8 times the product on designs of a few rows (80 x 301: 1.0-1.8 ms
+    against 0.14-0.23; ``python benchmarks/bench_passes.py --gram``), the same
+    on tall ones.
     """
     p = X.shape[1]
     if sp.issparse(X):
         return np.asarray((X.T @ (sp.diags(d) @ X)).todense())
-    H = np.zeros((p, p))
+    H = None
     psd = bool((d >= 0).all())
     root = np.sqrt(d) if psd else None
     for rows in row_blocks(X.shape[0], p):
         block = X[rows].astype(np.float64, copy=False)
         if psd:
             Xd = block * root[rows, None]
-            H += Xd.T @ Xd
+            part = Xd.T @ Xd
         else:
-            H += block.T @ (block * d[rows, None])
-    return H
+            part = block.T @ (block * d[rows, None])
+        if H is None:
+            H = part
+        else:
+            H += part
+    return np.zeros((p, p)) if H is None else H
 
 
 def scale_columns(X, factor):
