@@ -456,8 +456,9 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         self.alpha = alpha
         return design, column_scale, linear.with_penalty(penalty), least_squares.with_penalty(penalty)
 
-    #: KKT corrections a path may make to the previous alpha's support before VAN
-    #: runs instead (None: as many as a converged fit's finish, ``n_params``).
+    #: KKT corrections made to a converged ``q``'s support (a path's previous
+    #: alpha, a working set's previous round) before VAN runs again (None: as many
+    #: as a converged fit's finish, ``n_params``).
     _carry_corrections = None
 
     def _fit_problem(self, problem, sample_weight, start, rng, carry=None):
@@ -570,11 +571,20 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         ratio = (-grad if self.positive else np.abs(grad)) / np.where(free, np.inf, strength)
         first = np.union1d(np.argsort(-ratio, kind="stable")[:WORKING_SET_START],
                            np.flatnonzero(free | (w != 0)))
-        runs = []
+        runs, finished = [], []
 
         def solve_on(columns, mean):
             quad = QuadraticObjective.from_linear(linear.restricted(columns))
             solved = nonnegative(quad) if self.positive else quad
+            if runs:
+                # q has converged on the previous set: its support, with the new
+                # columns at 0, is finished here as a converged fit is (corrections
+                # enter the violators one by one); VAN runs again only if that fails.
+                coef, n_corrections, ok = kkt_finish(solved, mean, np.zeros_like(mean),
+                                                     max_corrections=self._carry_corrections)
+                if ok:
+                    finished.append(ok)
+                    return coef, (0, n_corrections)
             lam = unit_predictor_precision(linear.X[:, columns], linear.sample_weight, "diag")
             family = family_from_parts("full", mean, lam, np.zeros(0), np.zeros((0, lam.size)))
             # A new q each round (so P_W = diag(lam) + c G_W), from the last round's
@@ -584,15 +594,17 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             # Only the last set's certificate matters: no warning per set.
             coef, result, n_corrections, ok = self._solve_support(solved, solved, family, rng,
                                                                   schedule, warn=False)
-            runs.append((columns, lam, quad, family, result, ok))
+            runs.append((columns, lam, quad, family, result))
+            finished.append(ok)
             return coef, (result.n_iter, n_corrections)
 
         coef, columns, infos, certified = solve_on_working_sets(
             lambda w: kkt_excess(linear, w, nonnegative=self.positive), solve_on, first,
             linear.n_params)
-        columns, lam_w, quad, inner, result, ok = runs[-1]
+        # q's precision comes from the last set VAN ran on.
+        columns, lam_w, quad, inner, result = runs[-1]
         n_corrections = sum(i[1] for i in infos)
-        if not (ok and certified) and result.converged:
+        if not (finished[-1] and certified) and result.converged:
             _warn_uncertified(n_corrections)
         # P_W = diag(lam_W) + c G_W with c the sum of the accepted betas (VO: keep = 1).
         c = float(sum(h["beta"] for h in result.history))
