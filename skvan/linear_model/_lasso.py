@@ -558,9 +558,10 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
 
     def _solve_wide(self, linear, start, rng):
         """VO on working sets of columns (:func:`~skvan.van.solve_on_working_sets`):
-        with more parameters than rows. Each set is solved by VAN on its own
-        ``X_W^T W X_W`` with the certificate; the rest is certified by the KKT check
-        on all columns. Returns ``(coef, family, n_iter, n_corrections)``; the
+        with more parameters than rows. The first set is solved by VAN on its own
+        ``X_W^T W X_W`` with the certificate; each larger one by the certificate's
+        corrections from the previous solution (VAN again only where they fail);
+        the rest is certified by the KKT check on all columns. Returns ``(coef, family, n_iter, n_corrections)``; the
         family is ``q`` over all columns in the form ``covariance_``, with the
         data's curvature accumulated by the last run and the L1 curvature of its
         set (coordinates never in a set keep their starting ``lam``)."""
