@@ -511,3 +511,39 @@ def test_the_kkt_solve_fails_where_scipy_solve_would(log_cond):
     if expected is not None:
         scale = np.abs(expected).max()
         np.testing.assert_allclose(got, expected, atol=10.0 ** (log_cond - 13) * scale)
+
+
+@pytest.mark.parametrize("through_rows", [False, True])
+def test_a_support_one_larger_borders_the_kept_factor(through_rows):
+    """A support one coefficient larger than a kept one borders that factor
+    (its indices in the order they entered) and solves as a new factorisation
+    does; a column that makes the support singular (a duplicate) gets no
+    factor, as from scratch, and the least-squares values."""
+    from skvan.objectives import L1Penalty, LinearModelObjective, QuadraticObjective, SquaredLoss
+    from skvan.objectives._sparse import _new_system, _solve_on_support, _support_system
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 8)) * np.logspace(-3, 3, 8)
+    X[:, 7] = X[:, 2]
+    y = rng.standard_normal(40)
+    penalty = L1Penalty(np.full(8, 0.1))
+
+    def objective():  # a new one each time: nothing kept
+        f = LinearModelObjective(X, y, SquaredLoss(), None, penalty)
+        return f if through_rows else QuadraticObjective.from_linear(f)
+
+    f, fresh = objective(), objective()
+    b = -f.smooth_gradient(np.zeros(8))
+    signs = np.sign(rng.standard_normal(8))
+    small = np.isin(np.arange(8), [1, 2, 5])
+    _support_system(f, small)
+    larger = small | (np.arange(8) == 3)
+    idx, _, _, factor, _, _ = _support_system(f, larger)
+    np.testing.assert_array_equal(idx, [1, 2, 5, 3])  # bordered: 3 entered last
+    expected = _solve_on_support(fresh, b, penalty.strength, larger, signs)[0]
+    got = _solve_on_support(f, b, penalty.strength, larger, signs)[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12 * np.abs(expected).max())
+    singular = larger | (np.arange(8) == 7)
+    system = _support_system(f, singular)
+    assert system[3] is None and system[4] is not None
+    assert _new_system(fresh, np.flatnonzero(singular))[3] is None

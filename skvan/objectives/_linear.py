@@ -266,6 +266,11 @@ class LinearModelObjective(RowsObjective):
         """``(X^T W X)[idx, idx]`` (squared loss: the Hessian of the data term)."""
         return gram(self.X[:, idx], self.weights)
 
+    def gram_column(self, idx, j):
+        """``(X^T W X)[idx, j]``: one column against the columns ``idx``."""
+        x_j = self.X[:, [j]].toarray().ravel() if hasattr(self.X, "toarray") else self.X[:, j]
+        return np.asarray(tdot(self.X[:, idx], self.weights * x_j)).ravel()
+
     def gram_diagonal(self):
         """``diag(X^T W X)``."""
         return np.asarray(tdot(squared(self.X), self.weights)).ravel()

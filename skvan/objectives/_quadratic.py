@@ -76,6 +76,10 @@ class QuadraticObjective(Objective):
         certificate takes a block once or twice per iteration)."""
         return self.G.take(idx, axis=0).take(idx, axis=1)
 
+    def gram_column(self, idx, j):
+        """``G[idx, j]`` (row ``j`` of the symmetric ``G``: contiguous)."""
+        return self.G[j].take(idx)
+
     def gram_diagonal(self):
         """``diag(G)``."""
         return np.diag(self.G)

@@ -56,7 +56,7 @@ def _solve_on_support(objective, b, strength, support, signs):
     w = np.zeros_like(b)
     if not support.any():
         return w, np.flatnonzero(support), None
-    idx, abs_G_SS, diag, factor, A = _support_system(objective, support)
+    idx, abs_G_SS, diag, factor, A, _ = _support_system(objective, support)
     rhs = (b[idx] - strength[idx] * signs[idx]) / diag
     z = None if factor is None else _cho_solve(factor, rhs)
     if z is None:
@@ -78,30 +78,82 @@ SUPPORT_CACHE_BYTES = 1 << 24
 
 
 def _support_system(objective, support):
-    """``(idx, |G_SS|, D, factor, A)`` of ``support``: its indices, the absolute
-    values of its block of ``G``, the equilibration ``D = sqrt(diag G_SS)`` (1
-    where that is 0), and the Cholesky factor of ``A = D^-1 G_SS D^-1`` (None
-    where :func:`_solve_positive` would give up, and then ``A`` itself, else None).
-    Equilibrated, so that columns on wildly different scales do not cost accuracy.
+    """``(idx, |G_SS|, D, factor, A, colsum)`` of ``support``: its indices, the
+    absolute values of its block of ``G``, the equilibration ``D = sqrt(diag
+    G_SS)`` (1 where that is 0), the lower Cholesky factor of ``A = D^-1 G_SS
+    D^-1`` (None where :func:`_solve_positive` would give up, and then ``A``
+    itself, else None), and the column sums of ``|A|`` (its 1-norm is their
+    maximum). Equilibrated, so that columns on wildly different scales do not
+    cost accuracy.
+
     None of it depends on the penalty: the last :data:`SUPPORT_CACHE_SIZE`
     supports are kept on the objective and its re-penalised copies
-    (:meth:`~skvan.objectives.Objective.support_systems`)."""
+    (:meth:`~skvan.objectives.Objective.support_systems`). A support one
+    coefficient larger than a kept one (a KKT correction that enters a
+    coefficient) borders that one's factor with a row, ``O(|S|^2)`` instead of
+    a new factorisation's ``O(|S|^3)``; its indices are then in the order the
+    coefficients entered, not sorted (every use scatters through them)."""
     cache = objective.support_systems()
     key = support.tobytes()
     system = cache.get(key)
     if system is None:
-        idx = np.flatnonzero(support)
-        G_SS = objective.gram_block(idx)
-        diag = np.sqrt(np.clip(np.diag(G_SS), 0, None))
-        diag[~(np.isfinite(diag) & (diag > 0))] = 1.0
-        A = G_SS / diag[:, None] / diag[None, :]
-        factor = _cholesky(A)
-        system = (idx, np.abs(G_SS), diag, factor, A if factor is None else None)
-        if 16 * idx.size**2 <= SUPPORT_CACHE_BYTES:
+        system = _bordered_system(objective, support, cache.values())
+        if system is None:
+            system = _new_system(objective, np.flatnonzero(support))
+        if 16 * system[0].size ** 2 <= SUPPORT_CACHE_BYTES:
             if len(cache) >= SUPPORT_CACHE_SIZE:
                 cache.pop(next(iter(cache)))
             cache[key] = system
     return system
+
+
+def _new_system(objective, idx):
+    """:func:`_support_system` of the indices ``idx``, from scratch."""
+    G_SS = objective.gram_block(idx)
+    diag = np.sqrt(np.clip(np.diag(G_SS), 0, None))
+    diag[~(np.isfinite(diag) & (diag > 0))] = 1.0
+    A = G_SS / diag[:, None] / diag[None, :]
+    colsum = np.abs(A).sum(axis=0)
+    factor = _cholesky(A, colsum.max())
+    return idx, np.abs(G_SS), diag, factor, A if factor is None else None, colsum
+
+
+def _bordered_system(objective, support, kept):
+    """:func:`_support_system` of ``support`` by bordering a kept system whose
+    support lacks exactly one of its coefficients, or None if none does (or
+    that one had no factor)."""
+    size = int(np.count_nonzero(support))
+    for parent in kept:
+        idx0, abs0, diag0, factor0, _, colsum0 = parent
+        if idx0.size != size - 1 or factor0 is None or not support[idx0].all():
+            continue
+        inside = np.zeros_like(support)
+        inside[idx0] = True
+        j = int(np.flatnonzero(support & ~inside)[0])
+        g = objective.gram_column(np.append(idx0, j), j)
+        if not np.isfinite(g).all():
+            return None
+        d_j = np.sqrt(g[-1]) if g[-1] > 0 else 1.0
+        idx, diag = np.append(idx0, j), np.append(diag0, d_j)
+        a = g / (diag * d_j)
+        k = idx0.size
+        L = np.zeros((k + 1, k + 1), order="F")
+        L[:k, :k] = factor0
+        l, info = lapack.dtrtrs(factor0, a[:k], lower=1)
+        pivot = a[k] - float(l @ l)
+        colsum = np.append(colsum0 + np.abs(a[:k]), np.abs(a).sum())
+        factor = None
+        if info == 0 and pivot > 0:
+            L[k, :k], L[k, k] = l, np.sqrt(pivot)
+            factor = L if _well_conditioned(L, colsum.max()) else None
+        abs_G = np.empty((k + 1, k + 1))
+        abs_G[:k, :k] = abs0
+        abs_G[k, :], abs_G[:, k] = np.abs(g), np.abs(g)
+        if factor is None:
+            # Rare (a singular support): A itself for the least-squares values.
+            return _new_system(objective, idx)
+        return idx, abs_G, diag, factor, None, colsum
+    return None
 
 
 def _solve_positive(A, rhs):
@@ -115,19 +167,23 @@ def _solve_positive(A, rhs):
     return None if factor is None else _cho_solve(factor, rhs)
 
 
-def _cholesky(A):
+def _cholesky(A, norm=None):
     """The lower Cholesky factor of ``A`` (potrf), or None where :func:`_solve_positive`
     gives up: not positive definite, or reciprocal condition number (pocon)
-    below float64's epsilon."""
+    below float64's epsilon. ``norm``: ``A``'s 1-norm, if known."""
     if not np.isfinite(A).all():
         return None
     c, info = lapack.dpotrf(A, lower=1, clean=0)
     if info != 0:
         return None
-    rcond, info = lapack.dpocon(c, np.abs(A).sum(axis=0).max(), uplo="L")
-    if info != 0 or not rcond >= _EPS:
-        return None
-    return c
+    return c if _well_conditioned(c, np.abs(A).sum(axis=0).max() if norm is None else norm) else None
+
+
+def _well_conditioned(factor, norm):
+    """Whether the matrix of 1-norm ``norm`` with Cholesky factor ``factor`` has a
+    reciprocal condition number (pocon's estimate) of at least float64's epsilon."""
+    rcond, info = lapack.dpocon(factor, norm, uplo="L")
+    return info == 0 and rcond >= _EPS
 
 
 def _cho_solve(factor, rhs):
