@@ -127,32 +127,33 @@ def _bordered_system(objective, support, kept):
         idx0, abs0, diag0, factor0, _, colsum0 = parent
         if idx0.size != size - 1 or factor0 is None or not support[idx0].all():
             continue
-        inside = np.zeros_like(support)
-        inside[idx0] = True
-        j = int(np.flatnonzero(support & ~inside)[0])
-        g = objective.gram_column(np.append(idx0, j), j)
+        k = idx0.size
+        outside = support.copy()
+        outside[idx0] = False
+        j = int(outside.argmax())
+        idx, diag = np.empty(k + 1, dtype=idx0.dtype), np.empty(k + 1)
+        idx[:k], idx[k] = idx0, j
+        g = objective.gram_column(idx, j)
         if not np.isfinite(g).all():
             return None
-        d_j = np.sqrt(g[-1]) if g[-1] > 0 else 1.0
-        idx, diag = np.append(idx0, j), np.append(diag0, d_j)
-        a = g / (diag * d_j)
-        k = idx0.size
+        diag[:k], diag[k] = diag0, np.sqrt(g[-1]) if g[-1] > 0 else 1.0
+        a = g / (diag * diag[k])
         L = np.zeros((k + 1, k + 1), order="F")
         L[:k, :k] = factor0
         l, info = lapack.dtrtrs(factor0, a[:k], lower=1)
         pivot = a[k] - float(l @ l)
-        colsum = np.append(colsum0 + np.abs(a[:k]), np.abs(a).sum())
-        factor = None
+        abs_a = np.abs(a)
+        colsum = np.empty(k + 1)
+        colsum[:k], colsum[k] = colsum0 + abs_a[:k], abs_a.sum()
         if info == 0 and pivot > 0:
             L[k, :k], L[k, k] = l, np.sqrt(pivot)
-            factor = L if _well_conditioned(L, colsum.max()) else None
-        abs_G = np.empty((k + 1, k + 1))
-        abs_G[:k, :k] = abs0
-        abs_G[k, :], abs_G[:, k] = np.abs(g), np.abs(g)
-        if factor is None:
+        if not (info == 0 and pivot > 0 and _well_conditioned(L, colsum.max())):
             # Rare (a singular support): A itself for the least-squares values.
             return _new_system(objective, idx)
-        return idx, abs_G, diag, factor, None, colsum
+        abs_G = np.empty((k + 1, k + 1))
+        abs_G[:k, :k] = abs0
+        abs_G[k, :] = abs_G[:, k] = np.abs(g)
+        return idx, abs_G, diag, L, None, colsum
     return None
 
 
