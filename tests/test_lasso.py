@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.datasets import load_diabetes, make_regression
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso, LinearRegression
@@ -513,8 +514,8 @@ def test_the_kkt_solve_fails_where_scipy_solve_would(log_cond):
         np.testing.assert_allclose(got, expected, atol=10.0 ** (log_cond - 13) * scale)
 
 
-@pytest.mark.parametrize("through_rows", [False, True])
-def test_a_support_one_larger_borders_the_kept_factor(through_rows):
+@pytest.mark.parametrize("form", ["gram", "rows", "sparse rows"])
+def test_a_support_one_larger_borders_the_kept_factor(form):
     """A support one coefficient larger than a kept one borders that factor
     (its indices in the order they entered) and solves as a new factorisation
     does; a column that makes the support singular (a duplicate) gets no
@@ -529,8 +530,9 @@ def test_a_support_one_larger_borders_the_kept_factor(through_rows):
     penalty = L1Penalty(np.full(8, 0.1))
 
     def objective():  # a new one each time: nothing kept
-        f = LinearModelObjective(X, y, SquaredLoss(), None, penalty)
-        return f if through_rows else QuadraticObjective.from_linear(f)
+        f = LinearModelObjective(sp.csr_matrix(X) if form == "sparse rows" else X, y,
+                                 SquaredLoss(), None, penalty)
+        return QuadraticObjective.from_linear(f) if form == "gram" else f
 
     f, fresh = objective(), objective()
     b = -f.smooth_gradient(np.zeros(8))
