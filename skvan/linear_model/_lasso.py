@@ -490,7 +490,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         the worst violation, or leaves when its sign flips) reach the new support.
         When the check certifies the result it is the exact solution at this alpha
         and ``q`` is kept with the new mean; otherwise VAN runs from ``start``."""
-        design, column_scale, linear, least_squares = problem
+        design, column_scale, linear, _ = problem
         n_samples = design.X.shape[0]
         solved, f = self._solved(problem)
         start = None if start is None else start * column_scale
@@ -561,7 +561,8 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         with more parameters than rows. The first set is solved by VAN on its own
         ``X_W^T W X_W`` with the certificate; each larger one by the certificate's
         corrections from the previous solution (VAN again only where they fail);
-        the rest is certified by the KKT check on all columns. Returns ``(coef, family, n_iter, n_corrections)``; the
+        the rest is certified by the KKT check on all columns. Returns ``(coef,
+        family, n_iter, n_corrections)``; the
         family is ``q`` over all columns in the form ``covariance_``, with the
         data's curvature accumulated by the last run and the L1 curvature of its
         set (coordinates never in a set keep their starting ``lam``)."""
