@@ -25,6 +25,8 @@ Run: python benchmarks/bench_minimize.py --starts 10      (the whole suite, ~1 m
      python benchmarks/bench_minimize.py --functions rastrigin-5 --restarts 4
      python benchmarks/bench_minimize.py --functions rosenbrock-2 beale-2 himmelblau-2 \
          camel-2 --methods "VAN first order" --expectation quadrature   (the 2-D grid)
+     python benchmarks/bench_minimize.py --starts 30 --methods "VAN zero order" \
+         --shape-update cma   (CMA-ES's shape update instead of xNES's)
 """
 
 import argparse
@@ -35,6 +37,7 @@ import numpy as np
 from scipy.optimize import minimize as scipy_minimize
 from scipy.optimize import rosen, rosen_der, rosen_hess
 
+import skvan.optimize
 from skvan import minimize
 from skvan._functions import sinc, sinc_grad, sinc_hess  # the paper's Figure 1
 
@@ -257,8 +260,13 @@ def main():
                         help="minimize's beta_growth for the VAN runs (default: its own)")
     parser.add_argument("--restarts", type=int, default=0,
                         help="restarts with doubled population, for VAN and CMA-ES (IPOP)")
+    parser.add_argument("--shape-update", choices=["xnes", "cma"], default=None,
+                        help="skvan.optimize.SHAPE_UPDATE for the zero-order VAN runs "
+                             "(default: the library's)")
     args = parser.parse_args()
     VAN_OPTIONS.update(expectation=args.expectation, beta_growth=args.beta_growth)
+    if args.shape_update is not None:
+        skvan.optimize.SHAPE_UPDATE = args.shape_update
     print(f"{args.starts} starts per function; success: f - f* <= {TARGET:g} max(1, |f*|); "
           f"budget {BUDGET_PER_DIM} n evaluations; restarts {args.restarts}\n")
     print(f"{'function':<19}{'method':<18}{'success':>8}{'median evals':>14}{'to target':>11}"

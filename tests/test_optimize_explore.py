@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pytest
 from scipy.optimize import rosen, rosen_der, rosen_hess
+from sklearn.exceptions import ConvergenceWarning
 
 from skvan import minimize
 from skvan._functions import sinc, sinc_grad, sinc_hess
@@ -159,6 +160,64 @@ def test_cumulative_scale_is_neutral_under_random_selection():
         changes.append(-0.5 * np.log1p(csa.update(Zs, u)))  # the log-scale change delta
     changes = np.array(changes[200:])
     assert abs(changes.mean()) < 0.1 * changes.std()
+
+
+def test_the_rank_one_path_is_neutral_under_random_selection():
+    """Utilities assigned at random: the whitened path is standard normal, so the
+    rank-one term ``c_1 (p p^T - I)`` averages to zero (each entry of ``p p^T - I``
+    within 0.15 over 4,000 steps; its sd is about 1)."""
+    from skvan.expectations import RankOnePath, rank_utilities
+    from skvan.expectations._monte_carlo import cma_rates
+    from skvan.van import FullGaussian
+
+    n, rng = 5, np.random.RandomState(0)
+    family = FullGaussian(np.zeros(n), 4.0 * np.eye(n))
+    path = RankOnePath(n, beta=0.5)
+    c_1 = cma_rates(n, 10)[0]
+    terms = []
+    for _ in range(4000):
+        Z = rng.standard_normal((5, n))
+        terms.append(path.update(family, np.vstack([Z, -Z]), rank_utilities(rng.standard_normal(10))))
+    outer = np.mean(terms[200:], axis=0) / (-c_1 / 0.5)
+    assert np.abs(outer).max() < 0.15
+
+
+def test_the_rank_one_path_stalls_on_a_linear_slope(monkeypatch):
+    """With CMA-ES's shape update (``SHAPE_UPDATE = "cma"``) the scale still grows
+    on f(x) = x_0 because the rank-one path stalls while the scale's path is long
+    (``h_sigma``); without the stall the rank-one update stretched q along the
+    steps and shortened the scale's path (sd 3 after 40 iterations, against 1e5)."""
+    import skvan.optimize
+    from skvan.expectations import CumulativeScale
+
+    monkeypatch.setattr(skvan.optimize, "SHAPE_UPDATE", "cma")
+
+    def scale():
+        res = minimize(lambda x: float(x[0]), np.zeros(4), max_iter=40, random_state=0)
+        return np.sqrt(np.trace(res.covariance) / 4)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        assert scale() > 1e3
+        monkeypatch.setattr(CumulativeScale, "growing_fast", lambda self: False)
+        assert scale() < 10.0
+
+
+def test_cma_shape_update_solves_a_rotated_ellipsoid(monkeypatch):
+    """The "cma" shape update (rank-mu at ``c_mu``, rank-one at ``c_1``) reaches the
+    minimum of a rotated ill-conditioned quadratic, as the default does."""
+    import skvan.optimize
+
+    Q, _ = np.linalg.qr(np.random.RandomState(1).standard_normal((5, 5)))
+    H = (Q * np.logspace(0, 3, 5)) @ Q.T
+
+    def f(x):
+        return float(x @ H @ x)
+
+    for update in ("xnes", "cma"):
+        monkeypatch.setattr(skvan.optimize, "SHAPE_UPDATE", update)
+        res = minimize(f, np.ones(5), sigma0=0.5, random_state=0, max_iter=3000)
+        assert res.success and res.fun < 1e-8, update
 
 
 def test_fitness_shaping_widens_q_on_a_linear_slope():

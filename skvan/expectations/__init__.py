@@ -5,7 +5,7 @@ from ._closed_form import ClosedForm
 from ._grid import GaussHermiteGrid, tensor_rule
 from ._cubature import SoftmaxCubature, expected_log_softmax, softmax_rule
 from ._map_reduce import MapReduce
-from ._monte_carlo import CumulativeScale, MonteCarlo, rank_utilities
+from ._monte_carlo import CumulativeScale, MonteCarlo, RankOnePath, rank_utilities
 from ._quadrature import (
     AUTO_NODES,
     MAX_GRID,
@@ -28,6 +28,7 @@ __all__ = [
     "LinearPredictorExpectation",
     "MapReduce",
     "MonteCarlo",
+    "RankOnePath",
     "SoftmaxCubature",
     "gaussian_average",
     "expected_log_softmax",

@@ -38,17 +38,22 @@ class MonteCarlo(ExpectationEstimator):
         from the length of the path of its mean steps instead (cumulative
         step-size adaptation, :class:`CumulativeScale`); ``scale_rate`` is then
         unused.
+    shape_path : RankOnePath or None, default=None
+        With ``fitness_shaping`` and a full family, add CMA-ES's rank-one update
+        of the shape of ``q`` along the evolution path of its mean
+        (:class:`RankOnePath`).
     """
 
     deterministic = False
 
     def __init__(self, n_mc_samples=10, fitness_shaping=False, mean_rate=1.0, scale_rate=1.0,
-                 scale_path=None):
+                 scale_path=None, shape_path=None):
         self.n_mc_samples = n_mc_samples
         self.fitness_shaping = fitness_shaping
         self.mean_rate = mean_rate
         self.scale_rate = scale_rate
         self.scale_path = scale_path
+        self.shape_path = shape_path
 
     def __call__(self, objective, family, hessian="exact", random_state=None):
         if random_state is None:
@@ -168,7 +173,10 @@ class MonteCarlo(ExpectationEstimator):
             if self.scale_path is None:
                 W[np.diag_indices(n)] += (self.scale_rate - 1.0) * np.trace(W) / n
             else:
-                W[np.diag_indices(n)] += self.scale_path.update(Zs, -v) - np.trace(W) / n
+                shift = self.scale_path.update(Zs, -v)  # first: the shape path reads it
+                if self.shape_path is not None:
+                    W += self.shape_path.update(family, Zs, -v)
+                W[np.diag_indices(n)] += shift - np.trace(W) / n
             C = family.unwhiten(family.unwhiten(W).T)
         return Expectations(float(values.mean()), gradient, C)
 
@@ -239,6 +247,17 @@ class CumulativeScale:
         self.beta = beta
         self.path = np.zeros(n)
         self.chi = np.sqrt(n) * (1.0 - 1.0 / (4.0 * n) + 1.0 / (21.0 * n * n))
+        self.rate, self.n_updates = 0.0, 0
+
+    def growing_fast(self):
+        """CMA-ES's ``h_sigma = 0``: the path is longer than
+        ``(1.4 + 2 / (n + 1)) chi_n`` (corrected for its start at 0), as when the
+        scale must grow fast (a linear slope). :class:`RankOnePath` then stalls, so
+        that the shape does not stretch along steps the scale is about to take."""
+        if not self.n_updates:
+            return False
+        start = np.sqrt(1.0 - (1.0 - self.rate) ** (2 * self.n_updates))
+        return bool(np.linalg.norm(self.path) / start >= (1.4 + 2.0 / (self.n + 1)) * self.chi)
 
     def update(self, Z, u):
         """Advance the path with the whitened draws ``Z`` (antithetic: row ``s + lam/2``
@@ -261,8 +280,84 @@ class CumulativeScale:
             delta = 0.2 + c / d
             return float(np.expm1(-2.0 * delta) / self.beta)
         self.path = (1.0 - c) * self.path + np.sqrt(c * (2.0 - c) / spread) * (Z.T @ u)
+        self.rate, self.n_updates = c, self.n_updates + 1
         delta = (c / d) * (np.linalg.norm(self.path) / self.chi - 1.0)
         return float(np.expm1(-2.0 * delta) / self.beta)
+
+
+def cma_rates(n, n_samples):
+    """CMA-ES's default learning rates of the covariance (Hansen, "The CMA
+    Evolution Strategy: A Tutorial", 2016) for ``n`` dimensions and the weights of
+    :func:`rank_utilities` over ``n_samples`` draws: ``(c_1, c_mu, mu_eff)``, the
+    rank-one rate ``2 / ((n + 1.3)^2 + mu_eff)``, the rank-mu rate
+    ``min(1 - c_1, 2 (mu_eff - 2 + 1 / mu_eff) / ((n + 2)^2 + mu_eff))`` and the
+    variance-effective selection mass ``1 / sum w^2``."""
+    raw = np.maximum(0.0, np.log(n_samples / 2.0 + 1.0) - np.log(np.arange(1, n_samples + 1)))
+    mu_eff = 1.0 / float(np.sum((raw / raw.sum()) ** 2))
+    c_1 = 2.0 / ((n + 1.3) ** 2 + mu_eff)
+    c_mu = min(1.0 - c_1, 2.0 * (mu_eff - 2.0 + 1.0 / mu_eff) / ((n + 2.0) ** 2 + mu_eff))
+    return c_1, c_mu, mu_eff
+
+
+class RankOnePath:
+    """CMA-ES's rank-one update of the shape of ``q``, along the evolution path of
+    its mean.
+
+    The mean steps ``y_t = (m_{t+1} - m_t) / sigma_t`` (``sigma_t = det(Sigma)^(1/2n)``,
+    so ``y`` lives in the coordinates of ``C = Sigma / sigma^2``) are accumulated in
+    ``p <- (1 - c_c) p + sqrt(c_c (2 - c_c) / v) y`` with ``v`` the variance of the
+    whitened step under random selection (:class:`CumulativeScale`) and Hansen's
+    ``c_c = (4 + mu_eff / n) / (n + 4 + 2 mu_eff / n)``. Consecutive steps in the
+    same direction make ``p`` long along it, and the covariance update gets
+    ``c_1 (p~ p~^T - I)`` in whitened coordinates (``p~ = sigma L^T p``,
+    ``precision = L L^T``), which widens ``q`` along that direction: the rank-one
+    update with which CMA-ES learns a long valley in a few steps where the
+    rank-mu update (xNES's) needs many. In VAN's terms the whitened curvature
+    gets ``-(c_1 / beta) (p~ p~^T - I)`` for the solver's constant ``beta_t``.
+
+    Under random selection ``p~`` is standard normal and the term averages to
+    zero. While the scale grows fast (``scale_path.growing_fast()``, CMA-ES's
+    ``h_sigma = 0``) the path does not take the step: on a linear slope the
+    rank-one update would otherwise stretch ``q`` along the steps and shorten the
+    scale's own path (``q``'s scale grew to 3 in 40 iterations on ``f(x) = x_0``
+    in 4-D, against 1e5 with the stall:
+    ``tests/test_optimize_explore.py::test_the_rank_one_path_stalls_on_a_linear_slope``).
+    :func:`skvan.minimize` uses it with ``skvan.optimize.SHAPE_UPDATE = "cma"``.
+    The path is state: one object per run.
+
+    Parameters
+    ----------
+    n : int
+        Dimension.
+    beta : float
+        The solver's (constant) ``beta_t``.
+    scale_path : CumulativeScale or None, default=None
+        The scale's path, updated first in each iteration (for ``h_sigma``).
+    """
+
+    def __init__(self, n, beta, scale_path=None):
+        self.n = n
+        self.beta = beta
+        self.scale_path = scale_path
+        self.path = np.zeros(n)
+
+    def update(self, family, Z, u):
+        """Advance the path with this iteration's whitened draws ``Z`` (antithetic)
+        and utilities ``u`` under ``family`` (the ``q`` they were drawn from);
+        return the term for the whitened curvature, ``(n, n)``."""
+        n, lam = self.n, len(u)
+        w = u + 1.0 / lam
+        spread = (lam * float(np.sum(w**2)) - 1.0) / (lam - 1.0)
+        if spread <= 1e-12:
+            return np.zeros((n, n))  # every draw tied: no step (CumulativeScale widens q)
+        c_1, _, mu_eff = cma_rates(n, lam)
+        c_c = (4.0 + mu_eff / n) / (n + 4.0 + 2.0 * mu_eff / n)
+        sigma = float(np.exp(-family.logdet_precision() / (2.0 * n)))
+        step = family.scale_noise((Z.T @ u)[None, :])[0] / sigma
+        stall = self.scale_path is not None and self.scale_path.growing_fast()
+        self.path = (1.0 - c_c) * self.path + (not stall) * np.sqrt(c_c * (2.0 - c_c) / spread) * step
+        p = sigma * family.whiten(self.path)
+        return -(c_1 / self.beta) * (np.outer(p, p) - np.eye(n))
 
 
 def rank_utilities(values):

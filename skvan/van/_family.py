@@ -196,6 +196,11 @@ class FullGaussian(_Gaussian):
         a matrix whose rows are whitened coordinates."""
         return np.tril(self._chol[0]) @ M
 
+    def whiten(self, x):
+        """``L^T x``: a step ``x`` of ``theta`` in whitened coordinates (the inverse of
+        :meth:`scale_noise`)."""
+        return np.tril(self._chol[0]).T @ x
+
     def sample(self, n_samples, random_state):
         """Draw ``n_samples`` parameter vectors, shape ``(n_samples, n_params)``:
         ``theta = mean + L^-T eps``, ``eps`` standard normal."""
@@ -305,6 +310,10 @@ class DiagonalGaussian(_Gaussian):
         """``diag(sqrt(s)) M``."""
         root = np.sqrt(self.precision)
         return root * M if M.ndim == 1 else root[:, None] * M
+
+    def whiten(self, x):
+        """``sqrt(s) x``: a step of ``theta`` in whitened coordinates."""
+        return np.sqrt(self.precision) * x
 
     def sample(self, n_samples, random_state):
         eps = random_state.standard_normal((n_samples, self.n_params))
