@@ -19,6 +19,7 @@ deviation across seeds.
 Needs ``gymnasium`` and ``cma`` (pip install ".[benchmarks]").
 
 Run: python benchmarks/bench_rl.py [--seeds 10] [--tasks Pendulum-v1 ...]
+     python benchmarks/bench_rl.py --methods "VAN (parameter space)" --shape-update cma
 """
 
 import argparse
@@ -26,6 +27,7 @@ import time
 
 import numpy as np
 
+import skvan.optimize
 from skvan._policy import METHODS, TASKS, evaluate, make
 
 BUDGETS = {"Pendulum-v1": 60_000, "MountainCarContinuous-v0": 200_000, "CartPole-v1": 60_000}
@@ -36,7 +38,11 @@ def main():
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--tasks", nargs="*", default=list(TASKS), choices=list(TASKS))
     parser.add_argument("--methods", nargs="*", default=list(METHODS), choices=list(METHODS))
+    parser.add_argument("--shape-update", choices=["xnes", "cma"], default=None,
+                        help="skvan.optimize.SHAPE_UPDATE for VAN (default: the library's)")
     args = parser.parse_args()
+    if args.shape_update is not None:
+        skvan.optimize.SHAPE_UPDATE = args.shape_update
     print(f"Mean return of the current policy (10 evaluation episodes) +- sd over {args.seeds} "
           "seeds, against environment steps\n")
     for task in args.tasks:
