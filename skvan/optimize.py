@@ -583,9 +583,10 @@ def _resolve_auto(kw, jac, hess, n):
 #: "xnes", the rank-mu update at xNES's rate, or "cma", CMA-ES's rates with the
 #: rank-one update along the mean's evolution path (:class:`~skvan.expectations.RankOnePath`).
 #: "cma" needed 20-25% fewer evaluations on the 2-D functions and rosenbrock-10 of
-#: ``benchmarks/bench_minimize.py``, 20% more on ellipsoid-10, and found the global
-#: minimum of beale, griewank and rastrigin from fewer starts
-#: (``--shape-update cma``, benchmarks/RESULTS.md): "xnes" is kept.
+#: ``benchmarks/bench_minimize.py``, 20% more on ellipsoid-10, found the global
+#: minimum of beale, griewank and rastrigin from fewer starts, and did worse in
+#: policy search (``bench_rl.py``; both with ``--shape-update cma``,
+#: benchmarks/RESULTS.md): "xnes" is kept.
 SHAPE_UPDATE = "xnes"
 
 
