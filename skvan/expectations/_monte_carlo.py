@@ -213,6 +213,20 @@ class MonteCarlo(ExpectationEstimator):
         return Expectations(value / S, gradient / S, C / S)
 
 
+def _selection(u):
+    """``(mu_eff, v)`` of the utilities ``u`` of antithetic draws: the
+    variance-effective selection mass ``1 / sum w^2`` of the selection weights
+    ``w = u + 1/lam`` (the baseline added back), and the variance per coordinate
+    of the whitened step ``sum_s u_s z_s`` under random selection,
+    ``v = (lam sum w^2 - 1) / (lam - 1)`` (a pair both selected cancels), not
+    ``1 / mu_eff`` as for independent draws: normalised by the latter, the
+    scale's path came out short and ``q`` shrank by 4% per step with nothing
+    selected (``tests/test_optimize_explore.py::test_cumulative_scale_is_neutral_under_random_selection``)."""
+    lam = len(u)
+    square = float(np.sum((u + 1.0 / lam) ** 2))
+    return 1.0 / square, (lam * square - 1.0) / (lam - 1.0)
+
+
 class CumulativeScale:
     """Cumulative step-size adaptation (CSA) of ``q``'s global scale, as in CMA-ES.
 
@@ -263,16 +277,9 @@ class CumulativeScale:
         """Advance the path with the whitened draws ``Z`` (antithetic: row ``s + lam/2``
         is minus row ``s``) and their utilities ``u``; return the whitened
         precision's diagonal shift."""
-        lam = len(u)
-        w = u + 1.0 / lam  # the selection weights (the baseline added back)
-        mu_eff = 1.0 / float(np.sum(w**2))
+        mu_eff, spread = _selection(u)
         c = (mu_eff + 2.0) / (self.n + mu_eff + 5.0)
         d = 1.0 + 2.0 * max(0.0, np.sqrt((mu_eff - 1.0) / (self.n + 1.0)) - 1.0) + c
-        # Under random selection sum_s u_s z_s has variance (lam sum w^2 - 1) / (lam - 1)
-        # per coordinate with antithetic pairs (a pair both selected cancels),
-        # not 1 / mu_eff: normalised by the latter, the path came out short and q
-        # shrank by 4% per step with nothing selected.
-        spread = (lam * float(np.sum(w**2)) - 1.0) / (lam - 1.0)
         if spread <= 1e-12:
             # Every draw tied (a plateau of f): no step to accumulate. Widen q
             # as CMA-ES does on flat fitness, sigma * exp(0.2 + c / d), to find
@@ -345,12 +352,11 @@ class RankOnePath:
         """Advance the path with this iteration's whitened draws ``Z`` (antithetic)
         and utilities ``u`` under ``family`` (the ``q`` they were drawn from);
         return the term for the whitened curvature, ``(n, n)``."""
-        n, lam = self.n, len(u)
-        w = u + 1.0 / lam
-        spread = (lam * float(np.sum(w**2)) - 1.0) / (lam - 1.0)
+        n = self.n
+        mu_eff, spread = _selection(u)
         if spread <= 1e-12:
             return np.zeros((n, n))  # every draw tied: no step (CumulativeScale widens q)
-        c_1, _, mu_eff = cma_rates(n, lam)
+        c_1 = 2.0 / ((n + 1.3) ** 2 + mu_eff)  # cma_rates'
         c_c = (4.0 + mu_eff / n) / (n + 4.0 + 2.0 * mu_eff / n)
         sigma = float(np.exp(-family.logdet_precision() / (2.0 * n)))
         step = family.scale_noise((Z.T @ u)[None, :])[0] / sigma
