@@ -540,12 +540,16 @@ def test_a_support_one_larger_borders_the_kept_factor(form):
     small = np.isin(np.arange(8), [1, 2, 5])
     _support_system(f, small)
     larger = small | (np.arange(8) == 3)
-    idx, _, _, factor, _, _ = _support_system(f, larger)
-    np.testing.assert_array_equal(idx, [1, 2, 5, 3])  # bordered: 3 entered last
+    system = _support_system(f, larger)
+    np.testing.assert_array_equal(system.idx, [1, 2, 5, 3])  # bordered: 3 entered last
+    G = f.gram_block(system.idx)
+    A = G / system.diag[:, None] / system.diag[None, :]
+    # ||A^-1||_1 kept from the parent's estimate plus the bordering's bound
+    assert system.inv_norm >= np.abs(np.linalg.inv(A)).sum(axis=0).max() / 3
     expected = _solve_on_support(fresh, b, penalty.strength, larger, signs)[0]
     got = _solve_on_support(f, b, penalty.strength, larger, signs)[0]
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12 * np.abs(expected).max())
     singular = larger | (np.arange(8) == 7)
     system = _support_system(f, singular)
-    assert system[3] is None and system[4] is not None
-    assert _new_system(fresh, np.flatnonzero(singular))[3] is None
+    assert system.factor is None and system.A is not None
+    assert _new_system(fresh, np.flatnonzero(singular)).factor is None
