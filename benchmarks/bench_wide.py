@@ -18,6 +18,7 @@ Problems (generated here, nothing downloaded):
   against lbfgs and liblinear.
 
 Run: python benchmarks/bench_wide.py [--repeats 5] [--problems NAME ...] [--lasso-growth G]
+     [--enter F]
 """
 
 import argparse
@@ -30,6 +31,7 @@ import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfTransformer
 from sklearn.linear_model import Lasso, LogisticRegression
 
+import skvan.linear_model._lasso
 from skvan import VANLassoRegressor, VANLogisticRegression
 
 TARGET = 1e-3
@@ -146,7 +148,8 @@ def run(name, X, y, kind, params, repeats, only_lbfgs):
     lo, hi = spread["VAN"]
     print(f"  {'VAN':<10} {van.covariance_:<9} err={rel_err(van, ref):.1e} "
           f"{1e3 * med['VAN']:9.1f} ms (min {1e3 * lo:.1f}, max {1e3 * hi:.1f}), "
-          f"{int(np.sum(van.n_iter_))} iterations")
+          f"{int(np.sum(van.n_iter_))} iterations"
+          + (f", {van.n_corrections_} KKT corrections" if kind == "lasso" else ""))
     print(f"  ratio VAN / {best}: {med['VAN'] / med[best]:.2f}")
     van_peak = peak_memory(van_make, X, y)
     peer_peak = peak_memory(lambda: peers[best][1](peers[best][0]), X, y)
@@ -162,8 +165,12 @@ def main():
     parser.add_argument("--only-lbfgs", action="store_true")
     parser.add_argument("--lasso-growth", type=float, default=None,
                         help="beta_growth of VANLassoRegressor (default: its 'auto')")
+    parser.add_argument("--enter", type=float, default=None,
+                        help="skvan.linear_model._lasso.WORKING_SET_ENTER (default: the library's)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
+    if args.enter is not None:
+        skvan.linear_model._lasso.WORKING_SET_ENTER = args.enter
     print(f"matched accuracy: relative coefficient error <= {TARGET:g}; "
           f"medians of {args.repeats} alternating repeats")
     for name, X, y, kind, params in problems():

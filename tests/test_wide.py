@@ -76,6 +76,22 @@ def test_later_working_sets_are_finished_by_kkt_corrections(monkeypatch):
     assert van.n_iter_ < every.n_iter_ / 3 and van.n_corrections_ > every.n_corrections_
 
 
+def test_working_sets_enter_every_strong_violator_at_once(monkeypatch):
+    """The later working sets' corrections enter every violator within half of
+    the worst (``WORKING_SET_ENTER``): the same solution in fewer corrections
+    than one at a time."""
+    import skvan.linear_model._lasso as lasso
+
+    X, y = _correlated(120, 800)
+    ref = _sklearn_lasso(X, y, 0.05)
+    batch = VANLassoRegressor(alpha=0.05).fit(X, y)
+    monkeypatch.setattr(lasso, "WORKING_SET_ENTER", 0.0)
+    single = VANLassoRegressor(alpha=0.05).fit(X, y)
+    for model in (batch, single):
+        np.testing.assert_allclose(model.coef_, ref.coef_, rtol=0, atol=1e-9 * np.abs(ref.coef_).max())
+    assert batch.n_corrections_ < single.n_corrections_ / 2
+
+
 def test_working_sets_grow_until_no_violation():
     """The loop adds the worst violators and stops when none is left."""
     calls = []

@@ -50,6 +50,14 @@ AUTO_GROWTH_LASSO = 4.0
 #: Columns of the first working set of a wide fit (the most correlated with the
 #: residual); each round then at most doubles it with the worst KKT violators.
 WORKING_SET_START = 32
+#: A working set after the first is finished by KKT corrections that enter, each
+#: time, every coordinate violating the conditions by at least this fraction of
+#: the worst violation (:func:`~skvan.objectives.kkt_finish`'s ``enter``): its new
+#: columns are mostly in the support. One at a time (0), the two problems of
+#: ``python benchmarks/bench_wide.py --problems lasso`` took 140 and 141 KKT
+#: corrections per fit, 37 and 24 with 0.5 (``--enter``, RESULTS.md); a
+#: coordinate entered wrongly leaves at the next check when its sign flips.
+WORKING_SET_ENTER = 0.5
 
 
 def _check_single_target(estimator, y):
@@ -583,7 +591,8 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
                 # columns at 0, is finished here as a converged fit is (corrections
                 # enter the violators one by one); VAN runs again only if that fails.
                 coef, n_corrections, ok = kkt_finish(solved, mean, np.zeros_like(mean),
-                                                     max_corrections=self._carry_corrections)
+                                                     max_corrections=self._carry_corrections,
+                                                     enter=WORKING_SET_ENTER)
                 if ok:
                     finished.append(ok)
                     return coef, (0, n_corrections)

@@ -309,14 +309,15 @@ def kkt_excess(objective, w, rtol=1e-9, nonnegative=False):
 
 
 def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
-               max_corrections=None):
+               max_corrections=None, enter=0.0):
     """Exact minimiser of an L1-penalised :class:`QuadraticObjective` from ``q``.
 
     The support and signs come from ``q`` (:func:`support_from_q`); the values
     solve the KKT equations on that support. If a sign or a KKT inequality fails,
     one correction is made and the values solved again: every coefficient whose
     sign flipped leaves the support, or else the worst KKT violator enters it
-    with the sign that reduces ``f``.
+    with the sign that reduces ``f`` (with ``enter``, every violator within that
+    fraction of the worst).
 
     Parameters
     ----------
@@ -333,6 +334,10 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
         (``sqrt(G_jj 2c) = ||x_j|| ||y||`` for least squares: the size of its gradient).
     max_corrections : int or None
         At most this many corrections (None: ``n_params``).
+    enter : float, default=0.0
+        In ``[0, 1]``: a correction that enters coefficients enters every
+        coordinate whose violation is at least ``enter`` times the worst one
+        (0: the worst alone).
 
     Returns
     -------
@@ -361,7 +366,8 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
             # penalised coefficient furthest from its equation leaves.
             support[int(np.argmax(np.where(check.free, -np.inf, unsolved)))] = False
         else:
-            j = int(np.argmax(excess))
+            top = float(np.max(excess))
+            j = np.flatnonzero(excess >= enter * top) if enter > 0 else int(np.argmax(excess))
             support[j] = True
             signs[j] = -np.sign(grad[j])
     coef = np.where(support_from_q(mean, variance, check.strength, eps, slack), mean, 0.0)
