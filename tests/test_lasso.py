@@ -553,3 +553,22 @@ def test_a_support_one_larger_borders_the_kept_factor(form):
     system = _support_system(f, singular)
     assert system.factor is None and system.A is not None
     assert _new_system(fresh, np.flatnonzero(singular)).factor is None
+
+
+@pytest.mark.parametrize("alpha", [0.3, 0.01])
+def test_batch_entries_reach_the_single_entry_solution(alpha):
+    """``kkt_finish(enter=0.5)`` from nothing, on more columns than rows (at
+    alpha 0.01 the support nears the rows, where batches wander and the check
+    falls back to one coordinate at a time): certified, and the same solution
+    as single entries."""
+    from skvan.objectives import L1Penalty, QuadraticObjective, kkt_finish
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((40, 120))
+    X[:, 1:] += 0.6 * X[:, :-1]
+    y = X[:, :8] @ rng.uniform(1, 2, 8) + rng.standard_normal(40)
+    f = QuadraticObjective.from_data(X, y, penalty=L1Penalty(np.full(120, alpha * 40)))
+    single, n_single, ok_single = kkt_finish(f, np.zeros(120), np.zeros(120))
+    batch, n_batch, ok_batch = kkt_finish(f, np.zeros(120), np.zeros(120), enter=0.5)
+    assert ok_single and ok_batch
+    np.testing.assert_allclose(batch, single, rtol=0, atol=1e-8 * np.abs(single).max())

@@ -56,7 +56,9 @@ WORKING_SET_START = 32
 #: columns are mostly in the support. One at a time (0), the two problems of
 #: ``python benchmarks/bench_wide.py --problems lasso`` took 140 and 141 KKT
 #: corrections per fit, 37 and 24 with 0.5 (``--enter``, RESULTS.md); a
-#: coordinate entered wrongly leaves at the next check when its sign flips.
+#: coordinate entered wrongly leaves at the next check when its sign flips, and
+#: where batches wander (supports near the number of rows) ``kkt_finish`` falls
+#: back to one at a time.
 WORKING_SET_ENTER = 0.5
 
 

@@ -337,7 +337,10 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
     enter : float, default=0.0
         In ``[0, 1]``: a correction that enters coefficients enters every
         coordinate whose violation is at least ``enter`` times the worst one
-        (0: the worst alone).
+        (0: the worst alone). Such batches can wander where the support nears
+        the number of rows; after a quarter of ``max_corrections``, or once a
+        support repeats, the corrections go on one coordinate at a time with a
+        whole budget of their own.
 
     Returns
     -------
@@ -354,10 +357,23 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
         max_corrections = len(check.b)
     support = support_from_q(mean, variance, check.strength, eps, slack)
     signs = np.sign(mean)
-    for n_corrections in range(max_corrections + 1):
+    seen, n_corrections = set(), 0
+    limit = max(1, max_corrections // 4) if enter > 0 else max_corrections
+    while True:
         w, grad, flipped, excess, unsolved, ok = check(support, signs)
         if ok:
             return w, n_corrections, True
+        key = support.tobytes() + signs.tobytes()
+        if enter > 0 and (n_corrections >= limit or key in seen):
+            # Batches can wander (entered, flipped, dropped, entered again) where
+            # the support nears the number of rows: after a quarter of the
+            # budget, or once a support repeats, one coordinate at a time, as
+            # without ``enter``, with a whole budget of its own.
+            enter, limit = 0.0, n_corrections + max_corrections
+        seen.add(key)
+        if n_corrections >= limit:
+            break
+        n_corrections += 1
         if flipped.any():
             support &= ~flipped
         elif np.any(unsolved[~check.free] > 0):
@@ -366,12 +382,11 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
             # penalised coefficient furthest from its equation leaves.
             support[int(np.argmax(np.where(check.free, -np.inf, unsolved)))] = False
         else:
-            top = float(np.max(excess))
-            j = np.flatnonzero(excess >= enter * top) if enter > 0 else int(np.argmax(excess))
+            j = np.flatnonzero(excess >= enter * np.max(excess)) if enter > 0 else int(np.argmax(excess))
             support[j] = True
             signs[j] = -np.sign(grad[j])
     coef = np.where(support_from_q(mean, variance, check.strength, eps, slack), mean, 0.0)
-    return coef, max_corrections, False
+    return coef, n_corrections, False
 
 
 class _KKTCheck:
