@@ -582,8 +582,9 @@ def _resolve_auto(kw, jac, hess, n):
 #: The shape update of fitness-shaped zero-order runs with a full covariance:
 #: "xnes", the rank-mu update at xNES's rate, or "cma", CMA-ES's rates with the
 #: rank-one update along the mean's evolution path (:class:`~skvan.expectations.RankOnePath`).
-#: "cma" needed 20-25% fewer evaluations on the 2-D functions and rosenbrock-10 of
-#: ``benchmarks/bench_minimize.py``, 20% more on ellipsoid-10, found the global
+#: "cma" needed 20-25% fewer evaluations on beale, himmelblau, camel and
+#: rosenbrock-10 of ``benchmarks/bench_minimize.py`` (3% on rosenbrock-2), 20%
+#: more on ellipsoid-10, found the global
 #: minimum of beale, griewank and rastrigin from fewer starts, and did worse in
 #: policy search (``bench_rl.py``; both with ``--shape-update cma``,
 #: benchmarks/RESULTS.md): "xnes" is kept.
