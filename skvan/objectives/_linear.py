@@ -266,15 +266,14 @@ class LinearModelObjective(RowsObjective):
         """``(X^T W X)[idx, idx]`` (squared loss: the Hessian of the data term)."""
         return gram(self.X[:, idx], self.weights)
 
-    def gram_columns(self, idx, cols):
-        """``(X^T W X)[idx][:, cols]``: the columns ``cols`` against the columns ``idx``."""
-        X_c = self.X[:, cols]
-        X_c = X_c.toarray() if hasattr(X_c, "toarray") else np.asarray(X_c, dtype=np.float64)
-        return np.asarray(tdot(self.X[:, idx], self.weights[:, None] * X_c))
+    def gram_column(self, idx, j):
+        """``(X^T W X)[idx, j]``: one column against the columns ``idx``."""
+        x_j = self.X[:, [j]].toarray().ravel() if hasattr(self.X, "toarray") else self.X[:, j]
+        return np.asarray(tdot(self.X[:, idx], self.weights * x_j)).ravel()
 
     def gram_diagonal(self):
-        """``diag(X^T W X)`` (in row blocks: no ``X^2`` temporary)."""
-        return weighted_column_squares(self.X, self.weights)
+        """``diag(X^T W X)``."""
+        return np.asarray(tdot(squared(self.X), self.weights)).ravel()
 
     # -- pointwise interface ------------------------------------------------------
     def value(self, theta):

@@ -76,9 +76,9 @@ class QuadraticObjective(Objective):
         certificate takes a block once or twice per iteration)."""
         return self.G.take(idx, axis=0).take(idx, axis=1)
 
-    def gram_columns(self, idx, cols):
-        """``G[idx][:, cols]`` (from the rows ``cols`` of the symmetric ``G``)."""
-        return self.G.take(cols, axis=0).take(idx, axis=1).T
+    def gram_column(self, idx, j):
+        """``G[idx, j]`` (row ``j`` of the symmetric ``G``: contiguous)."""
+        return self.G[j].take(idx)
 
     def gram_diagonal(self):
         """``diag(G)``."""

@@ -99,11 +99,11 @@ def _support_system(objective, support):
 
     None of it depends on the penalty: the last :data:`SUPPORT_CACHE_SIZE`
     supports are kept on the objective and its re-penalised copies
-    (:meth:`~skvan.objectives.Objective.support_systems`). A support that
-    contains a kept one (KKT corrections that enter coefficients) borders the
-    largest such one's factor (:func:`_bordered_system`) instead of a new
-    factorisation; its indices are then in the order the coefficients entered,
-    not sorted (every use scatters through them)."""
+    (:meth:`~skvan.objectives.Objective.support_systems`). A support one
+    coefficient larger than a kept one (a KKT correction that enters a
+    coefficient) borders that one's factor with a row, ``O(|S|^2)`` instead of
+    a new factorisation's ``O(|S|^3)``; its indices are then in the order the
+    coefficients entered, not sorted (every use scatters through them)."""
     cache = objective.support_systems()
     key = support.tobytes()
     system = cache.get(key)
@@ -132,56 +132,50 @@ def _new_system(objective, idx):
 
 def _bordered_system(objective, support, kept):
     """:func:`_support_system` of ``support`` by bordering a kept system whose
-    support it contains, or None if none does (or that one had no factor).
+    support lacks exactly one of its coefficients, or None if none does (or
+    that one had no factor).
 
-    With the new columns ``A_12`` (against the kept ones) and ``A_22``, ``B = L^-1
-    A_12`` and the Cholesky factor ``C`` of the Schur complement ``A_22 - B^T B``,
-    the new factor is ``[[L, 0], [B^T, C]]``: ``O(|S|^2 m)`` for ``m`` new
-    coefficients instead of ``O(|S|^3)``. For one (a correction's single entry,
-    ``C = sqrt(pivot)``), with ``x = L^-T B = A^-1 a``, the bordered inverse has
-    1-norm at most ``||A^-1||_1 + (||x||_1 + 1)^2 / pivot``: where that bound
-    already keeps the reciprocal condition number above float64's epsilon,
-    pocon's estimate (about a third of a bordering's time) is not needed."""
+    With ``l = L^-1 a`` for the new column ``a`` and ``x = L^-T l = A^-1 a``, the
+    new factor's last row is ``(l, sqrt(pivot))``, ``pivot = a_jj - l^T l``, and
+    the bordered inverse ``[[A^-1 + x x^T / pivot, -x / pivot], [-x^T / pivot,
+    1 / pivot]]`` has 1-norm at most ``||A^-1||_1 + (||x||_1 + 1)^2 / pivot``:
+    where that bound already keeps the reciprocal condition number above
+    float64's epsilon, pocon's estimate (about a third of a bordering's time) is
+    not needed."""
     size = int(np.count_nonzero(support))
-    inside = [parent for parent in kept if parent.idx.size < size and parent.factor is not None
-              and support[parent.idx].all()]
-    for parent in sorted(inside, key=lambda system: -system.idx.size)[:1]:  # the largest
+    for parent in kept:
+        if parent.idx.size != size - 1 or parent.factor is None or not support[parent.idx].all():
+            continue
         k = parent.idx.size
         outside = support.copy()
         outside[parent.idx] = False
-        new = np.flatnonzero(outside)
-        idx = np.concatenate([parent.idx, new])
-        g = objective.gram_columns(idx, new)  # (k + m, m)
+        j = int(outside.argmax())
+        idx, diag = np.empty(k + 1, dtype=parent.idx.dtype), np.empty(k + 1)
+        idx[:k], idx[k] = parent.idx, j
+        g = objective.gram_column(idx, j)
         if not np.isfinite(g).all():
             return None
-        g_new = np.diag(g[k:]).copy()
-        d_new = np.sqrt(np.clip(g_new, 0, None))
-        d_new[~(d_new > 0)] = 1.0
-        diag = np.concatenate([parent.diag, d_new])
-        a = g / (diag[:, None] * d_new[None, :])
-        B, info = lapack.dtrtrs(parent.factor, a[:k], lower=1)
-        schur = a[k:] - B.T @ B
-        C, info_c = lapack.dpotrf(schur, lower=1, clean=1) if info == 0 else (None, 1)
+        diag[:k], diag[k] = parent.diag, np.sqrt(g[-1]) if g[-1] > 0 else 1.0
+        a = g / (diag * diag[k])
+        l, info = lapack.dtrtrs(parent.factor, a[:k], lower=1)
+        pivot = a[k] - float(l @ l)
         abs_a = np.abs(a)
-        colsum = np.concatenate([parent.colsum + abs_a[:k].sum(axis=1), abs_a.sum(axis=0)])
-        if info_c != 0:
+        colsum = np.empty(k + 1)
+        colsum[:k], colsum[k] = parent.colsum + abs_a[:k], abs_a.sum()
+        if not (info == 0 and pivot > 0):
             return _new_system(objective, idx)  # singular: A itself, for least squares
-        m = new.size
-        L = np.zeros((k + m, k + m), order="F")
+        L = np.zeros((k + 1, k + 1), order="F")
         L[:k, :k] = parent.factor
-        L[k:, :k], L[k:, k:] = B.T, C
-        norm, inv_norm = colsum.max(), None
-        if m == 1:
-            x = lapack.dtrtrs(parent.factor, B[:, 0], lower=1, trans=1)[0]
-            inv_norm = parent.inv_norm + (np.abs(x).sum() + 1.0) ** 2 / C[0, 0] ** 2
-        if inv_norm is None or not norm * inv_norm * _EPS <= 1.0:
+        L[k, :k], L[k, k] = l, np.sqrt(pivot)
+        x = lapack.dtrtrs(parent.factor, l, lower=1, trans=1)[0]
+        norm, inv_norm = colsum.max(), parent.inv_norm + (np.abs(x).sum() + 1.0) ** 2 / pivot
+        if not norm * inv_norm * _EPS <= 1.0:
             inv_norm = _inverse_norm(L, norm)
             if inv_norm is None:
                 return _new_system(objective, idx)
-        abs_G = np.empty((k + m, k + m))
+        abs_G = np.empty((k + 1, k + 1))
         abs_G[:k, :k] = parent.abs_G
-        abs_G[:, k:] = np.abs(g)
-        abs_G[k:, :k] = abs_G[:k, k:].T
+        abs_G[k, :] = abs_G[:, k] = np.abs(g)
         return _SupportSystem(idx, abs_G, diag, L, None, colsum, inv_norm)
     return None
 
