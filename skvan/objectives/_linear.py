@@ -272,8 +272,8 @@ class LinearModelObjective(RowsObjective):
         return np.asarray(tdot(self.X[:, idx], self.weights * x_j)).ravel()
 
     def gram_diagonal(self):
-        """``diag(X^T W X)``."""
-        return np.asarray(tdot(squared(self.X), self.weights)).ravel()
+        """``diag(X^T W X)`` (in row blocks: no ``X^2`` temporary)."""
+        return weighted_column_squares(self.X, self.weights)
 
     # -- pointwise interface ------------------------------------------------------
     def value(self, theta):
