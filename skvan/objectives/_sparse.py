@@ -15,6 +15,7 @@ It stays bounded away from 0 for a coefficient whose optimum is 0 and vanishes
 (``|m_j| / s_j -> inf`` as ``q`` concentrates) for the others.
 """
 
+import functools
 from collections import namedtuple
 
 import numpy as np
@@ -308,6 +309,26 @@ def kkt_excess(objective, w, rtol=1e-9, nonnegative=False):
     return excess
 
 
+@functools.lru_cache(maxsize=None)
+def _controller():
+    """threadpoolctl's view of the loaded BLAS, inspected once (a limit through
+    it then costs microseconds)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
+def _one_blas_thread():
+    """A context with the BLAS on one thread (threadpoolctl, as scikit-learn
+    limits it around small kernels): the KKT solves are dense systems of the
+    support's size, where a second thread gains little and, on a machine whose
+    cores are shared, waits for its wake-up. The 500 x 10,000 wide Lasso of
+    ``python benchmarks/bench_wide.py --problems lasso`` took 64-251 ms per fit
+    (median about 100) with two threads on a loaded 2-core machine and 43-50 ms
+    with the KKT work on one (RESULTS.md)."""
+    return _controller().limit(limits=1, user_api="blas")
+
+
 def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
                max_corrections=None, enter=0.0):
     """Exact minimiser of an L1-penalised :class:`QuadraticObjective` from ``q``.
@@ -352,41 +373,43 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
     ok : bool
         Whether ``coef`` satisfies the KKT conditions.
     """
-    check = _KKTCheck(objective, rtol)
-    if max_corrections is None:
-        max_corrections = len(check.b)
-    support = support_from_q(mean, variance, check.strength, eps, slack)
-    signs = np.sign(mean)
-    seen, n_corrections = set(), 0
-    limit = max(1, max_corrections // 4) if enter > 0 else max_corrections
-    while True:
-        w, grad, flipped, excess, unsolved, ok = check(support, signs)
-        if ok:
-            return w, n_corrections, True
-        key = support.tobytes() + signs.tobytes()
-        if enter > 0 and (n_corrections >= limit or key in seen):
-            # Batches can wander (entered, flipped, dropped, entered again) where
-            # the support nears the number of rows: after a quarter of the
-            # budget, or once a support repeats, one coordinate at a time, as
-            # without ``enter``, with a whole budget of its own.
-            enter, limit = 0.0, n_corrections + max_corrections
-        seen.add(key)
-        if n_corrections >= limit:
-            break
-        n_corrections += 1
-        if flipped.any():
-            support &= ~flipped
-        elif np.any(unsolved[~check.free] > 0):
-            # The support's equations have no solution (a penalised column in the
-            # span of others, the intercept's or more than the rows allow): the
-            # penalised coefficient furthest from its equation leaves.
-            support[int(np.argmax(np.where(check.free, -np.inf, unsolved)))] = False
-        else:
-            j = np.flatnonzero(excess >= enter * np.max(excess)) if enter > 0 else int(np.argmax(excess))
-            support[j] = True
-            signs[j] = -np.sign(grad[j])
-    coef = np.where(support_from_q(mean, variance, check.strength, eps, slack), mean, 0.0)
-    return coef, n_corrections, False
+    with _one_blas_thread():
+        check = _KKTCheck(objective, rtol)
+        if max_corrections is None:
+            max_corrections = len(check.b)
+        support = support_from_q(mean, variance, check.strength, eps, slack)
+        signs = np.sign(mean)
+        seen, n_corrections = set(), 0
+        limit = max(1, max_corrections // 4) if enter > 0 else max_corrections
+        while True:
+            w, grad, flipped, excess, unsolved, ok = check(support, signs)
+            if ok:
+                return w, n_corrections, True
+            key = support.tobytes() + signs.tobytes()
+            if enter > 0 and (n_corrections >= limit or key in seen):
+                # Batches can wander (entered, flipped, dropped, entered again) where
+                # the support nears the number of rows: after a quarter of the
+                # budget, or once a support repeats, one coordinate at a time, as
+                # without ``enter``, with a whole budget of its own.
+                enter, limit = 0.0, n_corrections + max_corrections
+            seen.add(key)
+            if n_corrections >= limit:
+                break
+            n_corrections += 1
+            if flipped.any():
+                support &= ~flipped
+            elif np.any(unsolved[~check.free] > 0):
+                # The support's equations have no solution (a penalised column in the
+                # span of others, the intercept's or more than the rows allow): the
+                # penalised coefficient furthest from its equation leaves.
+                support[int(np.argmax(np.where(check.free, -np.inf, unsolved)))] = False
+            else:
+                j = (np.flatnonzero(excess >= enter * np.max(excess)) if enter > 0
+                     else int(np.argmax(excess)))
+                support[j] = True
+                signs[j] = -np.sign(grad[j])
+        coef = np.where(support_from_q(mean, variance, check.strength, eps, slack), mean, 0.0)
+        return coef, n_corrections, False
 
 
 class _KKTCheck:
@@ -601,7 +624,16 @@ class LassoCertificate:
         ``tests/test_lasso.py::test_the_certificate_also_reads_q_without_its_distance_margin``).
         """
         mean_converged = self.mean_test(solver)
-        family = solver.family
+        with _one_blas_thread():
+            certified = self._read(solver.family)
+        if certified:
+            return True
+        if mean_converged:
+            self._waited += 1
+        return self._waited > self.wait
+
+    def _read(self, family):
+        """Whether one of the two readings of ``q`` (:meth:`__call__`) passes."""
         var = family.marginal_variance()
         signs = np.sign(family.mean)
         for slack in dict.fromkeys((self.distance, 0.0)):
@@ -615,9 +647,7 @@ class LassoCertificate:
                 self.slack = slack
                 return True
             self._failed.add(key)
-        if mean_converged:
-            self._waited += 1
-        return self._waited > self.wait
+        return False
 
     def _certify(self, support, signs):
         """Whether ``support`` with ``signs``, corrected as :func:`kkt_finish`
