@@ -15,6 +15,7 @@ It stays bounded away from 0 for a coefficient whose optimum is 0 and vanishes
 (``|m_j| / s_j -> inf`` as ``q`` concentrates) for the others.
 """
 
+import contextlib
 import functools
 from collections import namedtuple
 
@@ -318,14 +319,24 @@ def _controller():
     return ThreadpoolController()
 
 
-def _one_blas_thread():
+#: Below this many parameters the KKT work runs as it is: its systems are too
+#: small for the BLAS to thread, and a limit costs microseconds a call (with it
+#: at every size, ``python benchmarks/bench_lasso.py --path`` put ``VANLassoCV``
+#: on diabetes, 500 calls, at 1.4x ``LassoCV``'s time against 1.1).
+ONE_THREAD_FROM = 64
+
+
+def _one_blas_thread(n_params):
     """A context with the BLAS on one thread (threadpoolctl, as scikit-learn
-    limits it around small kernels): the KKT solves are dense systems of the
-    support's size, where a second thread gains little and, on a machine whose
-    cores are shared, waits for its wake-up. The 500 x 10,000 wide Lasso of
-    ``python benchmarks/bench_wide.py --problems lasso`` took 64-251 ms per fit
-    (median about 100) with two threads on a loaded 2-core machine and 43-50 ms
-    with the KKT work on one (RESULTS.md)."""
+    limits it around small kernels) for the KKT work on ``n_params`` parameters:
+    its solves are dense systems of the support's size, where a second thread
+    gains little and, on a machine whose cores are shared, waits for its
+    wake-up. The 500 x 10,000 wide Lasso of ``python benchmarks/bench_wide.py
+    --problems lasso`` took 64-251 ms per fit (median about 100) with two
+    threads on a loaded 2-core machine and 43-53 ms with the KKT work on one
+    (RESULTS.md)."""
+    if n_params < ONE_THREAD_FROM:
+        return contextlib.nullcontext()
     return _controller().limit(limits=1, user_api="blas")
 
 
@@ -373,7 +384,7 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
     ok : bool
         Whether ``coef`` satisfies the KKT conditions.
     """
-    with _one_blas_thread():
+    with _one_blas_thread(len(mean)):
         check = _KKTCheck(objective, rtol)
         if max_corrections is None:
             max_corrections = len(check.b)
@@ -624,7 +635,7 @@ class LassoCertificate:
         ``tests/test_lasso.py::test_the_certificate_also_reads_q_without_its_distance_margin``).
         """
         mean_converged = self.mean_test(solver)
-        with _one_blas_thread():
+        with _one_blas_thread(solver.family.n_params):
             certified = self._read(solver.family)
         if certified:
             return True
