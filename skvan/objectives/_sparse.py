@@ -331,9 +331,9 @@ def _one_blas_thread(n_params):
     limits it around small kernels) for the KKT work on ``n_params`` parameters:
     its solves are dense systems of the support's size, where a second thread
     gains little and, on a machine whose cores are shared, waits for its
-    wake-up. The 500 x 10,000 wide Lasso of ``python benchmarks/bench_wide.py
-    --problems lasso`` took 64-251 ms per fit (median about 100) with two
-    threads on a loaded 2-core machine and 43-53 ms with the KKT work on one
+    wake-up. On the 500 x 10,000 wide Lasso of ``python benchmarks/bench_wide.py``
+    VAN's median was 80-180 ms over a day's runs with two threads on a loaded
+    2-core machine, and 68 and 92 ms in the two runs with the KKT work on one
     (RESULTS.md)."""
     if n_params < ONE_THREAD_FROM:
         return contextlib.nullcontext()
