@@ -61,18 +61,25 @@ def test_wide_lasso_with_weights_and_no_intercept():
     np.testing.assert_allclose(van_w.coef_, ref_w.coef_, rtol=0, atol=1e-8 * np.abs(ref_w.coef_).max())
 
 
+def _default_and_changed(monkeypatch, owner, name, value, alpha=0.05):
+    """The wide Lasso on 120 x 800 with the defaults, then with ``owner.name =
+    value``; both checked against scikit-learn's solution."""
+    X, y = _correlated(120, 800)
+    ref = _sklearn_lasso(X, y, alpha)
+    default = VANLassoRegressor(alpha=alpha).fit(X, y)
+    monkeypatch.setattr(owner, name, value)
+    changed = VANLassoRegressor(alpha=alpha).fit(X, y)
+    for model in (default, changed):
+        np.testing.assert_allclose(model.coef_, ref.coef_, rtol=0, atol=1e-9 * np.abs(ref.coef_).max())
+    return default, changed
+
+
 def test_later_working_sets_are_finished_by_kkt_corrections(monkeypatch):
     """VAN runs on the first working set; on the larger ones its converged ``q``
-    is finished by the certificate's corrections, as a converged fit is (6
-    iterations against 72 with VAN on every set, at 6d2ab81's rule restored by
-    ``_carry_corrections = 0``); both are the Lasso solution."""
-    X, y = _correlated(120, 800)
-    ref = _sklearn_lasso(X, y, 0.05)
-    van = VANLassoRegressor(alpha=0.05).fit(X, y)
-    monkeypatch.setattr(VANLassoRegressor, "_carry_corrections", 0)
-    every = VANLassoRegressor(alpha=0.05).fit(X, y)
-    for model in (van, every):
-        np.testing.assert_allclose(model.coef_, ref.coef_, rtol=0, atol=1e-9 * np.abs(ref.coef_).max())
+    is finished by the certificate's corrections, as a converged fit is (VAN on
+    every set, 6d2ab81's rule, is restored by ``_carry_corrections = 0``): both
+    are the Lasso solution, the default in a third of the iterations or fewer."""
+    van, every = _default_and_changed(monkeypatch, VANLassoRegressor, "_carry_corrections", 0)
     assert van.n_iter_ < every.n_iter_ / 3 and van.n_corrections_ > every.n_corrections_
 
 
@@ -82,13 +89,7 @@ def test_working_sets_enter_every_strong_violator_at_once(monkeypatch):
     than one at a time."""
     import skvan.linear_model._lasso as lasso
 
-    X, y = _correlated(120, 800)
-    ref = _sklearn_lasso(X, y, 0.05)
-    batch = VANLassoRegressor(alpha=0.05).fit(X, y)
-    monkeypatch.setattr(lasso, "WORKING_SET_ENTER", 0.0)
-    single = VANLassoRegressor(alpha=0.05).fit(X, y)
-    for model in (batch, single):
-        np.testing.assert_allclose(model.coef_, ref.coef_, rtol=0, atol=1e-9 * np.abs(ref.coef_).max())
+    batch, single = _default_and_changed(monkeypatch, lasso, "WORKING_SET_ENTER", 0.0)
     assert batch.n_corrections_ < single.n_corrections_ / 2
 
 
