@@ -51,9 +51,8 @@ def _path(estimator, X, y, alphas, sample_weight=None, return_std=False):
     starts from the previous one's ``q`` (``_solve_problem``'s ``carry``). Returns
     coefficients ``(n_alphas, n_features)``, intercepts, standard deviations (or
     None) and iterations. Under VO without ``return_std`` only the coefficients
-    are read off each ``q`` (the noise variance and the other attributes of a
-    fit cost as much as a certified alpha), and the estimator's fitted
-    attributes are left unset."""
+    are read off each ``q`` (a fit's noise variance and other attributes are not
+    needed), and the estimator's fitted attributes are left unset."""
     sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
     estimator.n_features_in_ = X.shape[1]  # X is validated by the caller
     estimator.alpha = float(alphas[0])
@@ -72,7 +71,7 @@ def _path(estimator, X, y, alphas, sample_weight=None, return_std=False):
             coef, intercept = estimator.coef_, estimator.intercept_
         else:
             coef, intercept = (c[0] for c in estimator._coefficients(q.mean, problem[1]))
-        start = np.append(coef, intercept) if estimator.fit_intercept else coef.copy()
+        start = q.mean / problem[1]  # the VO solution over [coef, intercept]
         coefs.append(coef.copy())
         intercepts.append(float(intercept))
         if return_std:

@@ -396,14 +396,15 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
             w, grad, flipped, excess, unsolved, ok = check(support, signs)
             if ok:
                 return w, n_corrections, True
-            key = support.tobytes() + signs.tobytes()
-            if enter > 0 and (n_corrections >= limit or key in seen):
-                # Batches can wander (entered, flipped, dropped, entered again) where
-                # the support nears the number of rows: after a quarter of the
-                # budget, or once a support repeats, one coordinate at a time, as
-                # without ``enter``, with a whole budget of its own.
-                enter, limit = 0.0, n_corrections + max_corrections
-            seen.add(key)
+            if enter > 0:
+                key = support.tobytes() + signs.tobytes()
+                if n_corrections >= limit or key in seen:
+                    # Batches can wander (entered, flipped, dropped, entered again)
+                    # where the support nears the number of rows: after a quarter of
+                    # the budget, or once a support repeats, one coordinate at a
+                    # time, as without ``enter``, with a whole budget of its own.
+                    enter, limit = 0.0, n_corrections + max_corrections
+                seen.add(key)
             if n_corrections >= limit:
                 break
             n_corrections += 1
