@@ -154,3 +154,23 @@ def test_text_pipeline_with_sparse_tfidf():
     van, sk = pipe[-1], ref[-1]
     np.testing.assert_allclose(van.coef_, sk.coef_, rtol=0, atol=1e-6 * np.abs(sk.coef_).max())
     assert pipe.score(docs, labels) == ref.score(docs, labels)
+
+
+def test_kkt_work_runs_on_one_blas_thread_and_restores_the_count():
+    import threadpoolctl  # a requirement (setup.cfg)
+
+    from skvan.objectives._sparse import ONE_THREAD_FROM, _one_blas_thread
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpoolctl.threadpool_info()
+                if lib["user_api"] == "blas"]
+
+    before = blas_threads()
+    with _one_blas_thread(ONE_THREAD_FROM):
+        assert set(blas_threads()) == {1}
+        with _one_blas_thread(ONE_THREAD_FROM):  # nested: still one, then still one
+            assert set(blas_threads()) == {1}
+        assert set(blas_threads()) == {1}
+    assert blas_threads() == before
+    with _one_blas_thread(ONE_THREAD_FROM - 1):  # small systems: left as they are
+        assert blas_threads() == before

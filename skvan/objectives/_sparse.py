@@ -311,12 +311,32 @@ def kkt_excess(objective, w, rtol=1e-9, nonnegative=False):
 
 
 @functools.lru_cache(maxsize=None)
-def _controller():
-    """threadpoolctl's view of the loaded BLAS, inspected once (a limit through
-    it then costs microseconds)."""
+def _blas_libraries():
+    """threadpoolctl's controllers of the loaded BLAS libraries, inspected once."""
     from threadpoolctl import ThreadpoolController
 
-    return ThreadpoolController()
+    return tuple(ThreadpoolController().select(user_api="blas").lib_controllers)
+
+
+class _OneBlasThread:
+    """Each BLAS library on one thread inside the context, as it was after.
+
+    What ``ThreadpoolController.limit(limits=1, user_api="blas")`` does, through
+    the controllers :func:`_blas_libraries` found once: a path enters it hundreds
+    of times, and the limit inspects every library again at each. Nested
+    contexts find one thread and change nothing."""
+
+    def __enter__(self):
+        self._saved = [(lib, lib.num_threads) for lib in _blas_libraries()]
+        for lib, n_threads in self._saved:
+            if n_threads != 1:
+                lib.set_num_threads(1)
+        return self
+
+    def __exit__(self, *exc_info):
+        for lib, n_threads in self._saved:
+            if n_threads != 1:
+                lib.set_num_threads(n_threads)
 
 
 #: Below this many parameters the KKT work runs as it is: its systems are too
@@ -337,7 +357,7 @@ def _one_blas_thread(n_params):
     (RESULTS.md)."""
     if n_params < ONE_THREAD_FROM:
         return contextlib.nullcontext()
-    return _controller().limit(limits=1, user_api="blas")
+    return _OneBlasThread()
 
 
 def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
