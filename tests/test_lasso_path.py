@@ -129,3 +129,21 @@ def test_two_targets_get_an_error_that_says_what_to_use(Estimator):
     X, y = PROBLEMS["diabetes"]
     with pytest.raises(ValueError, match="MultiOutputRegressor"):
         Estimator().fit(X, np.c_[y, y])
+
+
+def test_penalty_copies_share_the_kkt_checks_smooth_part(rng):
+    # A path checks one with_penalty copy per alpha: the right-hand side, scales
+    # and support systems are computed once, and each copy's check is its own.
+    from skvan.objectives import L1Penalty, QuadraticObjective, kkt_finish
+
+    X, y = rng.standard_normal((40, 6)), rng.standard_normal(40)
+    base = QuadraticObjective.from_data(X, y, penalty=L1Penalty(np.full(6, 1.0)))
+    copies = [base.with_penalty(L1Penalty(np.full(6, lam))) for lam in (20.0, 5.0, 0.5)]
+    zeros = np.zeros(6)
+    for objective in copies:
+        coef, _, ok = kkt_finish(objective, zeros, zeros)
+        fresh = QuadraticObjective(objective.G, objective.b, objective.c, objective.penalty)
+        assert ok
+        np.testing.assert_array_equal(coef, kkt_finish(fresh, zeros, zeros)[0])
+    assert all(c.smooth_cache() is base.smooth_cache() for c in copies)
+    np.testing.assert_array_equal(base.smooth_cache()["kkt_rhs"], base.b)

@@ -32,16 +32,23 @@ class Objective(ABC):
     def hessian(self, theta):
         """Return ``hess f(theta)``, shape ``(n_params, n_params)``."""
 
+    def smooth_cache(self):
+        """A dict of what is computed from this objective's smooth part alone,
+        shared with its copies under another penalty (``with_penalty``), whose
+        smooth part is the same: the systems of supports of ``X^T W X``
+        (:meth:`support_systems`), the KKT check's right-hand side and scales
+        (:mod:`skvan.objectives._sparse`). A Lasso path checks one copy per alpha."""
+        return self.__dict__.setdefault("_smooth_cache", {})
+
     def support_systems(self):
         """A dict of the systems of supports of this objective's ``X^T W X``
-        (:func:`~skvan.objectives._sparse._support_system`), shared with its copies
-        under another penalty (``with_penalty``), whose ``X^T W X`` is the same."""
-        return self.__dict__.setdefault("_support_systems", {})
+        (:func:`~skvan.objectives._sparse._support_system`), in :meth:`smooth_cache`."""
+        return self.smooth_cache().setdefault("support_systems", {})
 
-    def _share_support_systems(self, other):
+    def _share_smooth_cache(self, other):
         """``other`` (this objective under another penalty), sharing
-        :meth:`support_systems`."""
-        other._support_systems = self.support_systems()
+        :meth:`smooth_cache`."""
+        other._smooth_cache = self.smooth_cache()
         return other
 
     def value_scale(self):

@@ -170,7 +170,7 @@ class LinearModelObjective(RowsObjective):
 
     def with_penalty(self, penalty):
         """The same data term with another ``penalty``."""
-        return self._share_support_systems(self._replace(penalty=penalty))
+        return self._share_smooth_cache(self._replace(penalty=penalty))
 
     def _replace(self, **changes):
         args = dict(X=self.X, y=self.y, loss=self.loss, sample_weight=self.sample_weight,

@@ -56,7 +56,7 @@ class QuadraticObjective(Objective):
 
     def with_penalty(self, penalty):
         """The same quadratic (``G``, ``b``, ``c`` shared, not copied) with another ``penalty``."""
-        return self._share_support_systems(QuadraticObjective(self.G, self.b, self.c, penalty))
+        return self._share_smooth_cache(QuadraticObjective(self.G, self.b, self.c, penalty))
 
     def value_scale(self):
         """``|c|``, the size of the terms that cancel in the value near the optimum

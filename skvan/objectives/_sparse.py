@@ -256,7 +256,11 @@ def _kkt_tol(objective, rtol):
     larger than itself: any interpolating support with a near-zero gradient
     would pass, and which one VAN found first would depend on the last bits of
     the data."""
-    scale = np.sqrt(np.clip(objective.gram_diagonal(), 0, None) * max(2 * objective.c, 0))
+    shared = objective.smooth_cache()
+    if "kkt_scale" not in shared:
+        shared["kkt_scale"] = np.sqrt(np.clip(objective.gram_diagonal(), 0, None)
+                                      * max(2 * objective.c, 0))
+    scale = shared["kkt_scale"]
     strength = objective.penalty.strength
     tol = np.minimum(rtol * np.maximum(strength, scale), KKT_PENALTY_FRACTION * strength)
     return np.maximum(tol, KKT_ROUNDOFF_ULPS * np.finfo(np.float64).eps * scale)
@@ -453,7 +457,10 @@ class _KKTCheck:
     def __init__(self, objective, rtol=1e-9):
         self.objective = objective
         self.strength = objective.penalty.strength
-        self.b = -objective.smooth_gradient(np.zeros_like(self.strength))
+        shared = objective.smooth_cache()
+        if "kkt_rhs" not in shared:
+            shared["kkt_rhs"] = -objective.smooth_gradient(np.zeros_like(self.strength))
+        self.b = shared["kkt_rhs"]
         self.free = self.strength == 0
         self.atol = _kkt_tolerance(objective, rtol)
 
