@@ -40,12 +40,11 @@ def test_path_matches_lasso_path_at_every_alpha(name):
 
 
 @pytest.mark.parametrize("name", list(PROBLEMS))
-def test_path_follows_its_kinks_by_kkt_corrections(name):
-    """After the first alpha, the previous alpha's support, corrected by the KKT
-    check (a coefficient enters at the worst violation or leaves when its sign
-    flips), is certified at the next: no VAN iteration anywhere on the path (at
-    6d2ab81 VAN ran at each of the kinks), and every alpha's coefficients are
-    lasso_path's."""
+def test_path_follows_its_kinks_by_homotopy(name):
+    """The first alpha is certified at 0 and each next one followed from the
+    previous alpha's solution by homotopy (kkt_follow): no VAN iteration anywhere
+    on the path (at 6d2ab81 VAN ran at each of the kinks), and every alpha's
+    coefficients are lasso_path's."""
     X, y = PROBLEMS[name]
     X, y = X - X.mean(axis=0), y - y.mean()
     alphas, coefs, gaps, n_iter = van_lasso_path(X, y, n_alphas=50, return_n_iter=True)
@@ -53,7 +52,62 @@ def test_path_follows_its_kinks_by_kkt_corrections(name):
     np.testing.assert_allclose(coefs, ref, rtol=0, atol=1e-6 * np.abs(ref).max())
     assert np.all(gaps <= 1e-6 * np.mean(y**2))
     changed = np.any(np.sign(coefs[:, 1:]) != np.sign(coefs[:, :-1]), axis=0)
-    assert changed.sum() >= 8 and np.all(n_iter[1:] == 0)
+    assert changed.sum() >= 8 and np.all(n_iter == 0)
+
+
+@pytest.mark.parametrize("positive", [False, True])
+def test_kkt_follow_goes_from_one_alphas_solution_to_the_next(positive):
+    """Between two alphas of a coarse grid the solution passes several kinks;
+    kkt_follow reaches the next alpha's solution (lasso_path's) with at least one
+    event per coefficient whose sign changed, and none when the support holds."""
+    from skvan.objectives import L1Penalty, QuadraticObjective, kkt_follow, nonnegative
+
+    X, y = PROBLEMS["correlated p > n"]
+    X, y = X - X.mean(axis=0), y - y.mean()
+    n, p = X.shape
+    alphas, coefs, _ = van_lasso_path(X, y, n_alphas=8, positive=positive)
+    _, ref, _ = lasso_path(X, y, alphas=alphas, positive=positive, tol=1e-12, max_iter=1_000_000)
+    base = QuadraticObjective.from_data(X, y)
+    form = nonnegative if positive else (lambda quadratic: quadratic)
+    objectives = [form(base.with_penalty(L1Penalty(np.full(p, n * a)))) for a in alphas]
+    events = []
+    for k in range(len(alphas) - 1):
+        coef, n_events, ok = kkt_follow(objectives[k], objectives[k + 1], coefs[:, k])
+        assert ok
+        np.testing.assert_allclose(coef, ref[:, k + 1], rtol=0, atol=1e-6 * np.abs(ref).max())
+        assert n_events >= np.count_nonzero(np.sign(coef) != np.sign(coefs[:, k]))
+        events.append(n_events)
+    assert sum(events) >= 20
+    same = kkt_follow(objectives[-1], objectives[-1], coefs[:, -1])
+    assert same[1:] == (0, True)
+
+
+def test_path_with_an_intercept_near_as_many_coefficients_as_rows():
+    """Folds of 80 rows, 300 correlated columns, an intercept: supports reach 79.
+    There the KKT corrections alone (the carry before kkt_follow) could cycle
+    through supports until their budget ended and VAN ran; the homotopy follows
+    every alpha with no VAN iteration, to scikit-learn's Lasso at each."""
+    from sklearn.linear_model import Lasso
+
+    from skvan.linear_model._lasso_path import _path
+
+    rng = np.random.default_rng(7)
+    n, p = 100, 300
+    mix = rng.standard_normal((p, p)) * np.sqrt(0.3 / p)
+    X = rng.standard_normal((n, p)) + rng.standard_normal((n, p)) @ mix
+    w = np.zeros(p)
+    w[rng.choice(p, 10, replace=False)] = rng.choice([-1, 1], 10) * rng.uniform(0.5, 2.0, 10)
+    y = X @ w + 3.0 + rng.standard_normal(n)
+    alphas = VANLassoCV(alphas=60).fit(X, y).alphas_
+    for train, _ in KFold(5, shuffle=True, random_state=0).split(X):
+        coefs, intercepts, _, n_iter = _path(VANLassoRegressor(), X[train], y[train], alphas)
+        assert np.all(n_iter == 0)
+        assert np.count_nonzero(coefs[-1]) >= 70
+        for k in (10, 30, 59):
+            ref = Lasso(alpha=alphas[k], tol=1e-12, max_iter=1_000_000).fit(X[train], y[train])
+            scale = np.abs(ref.coef_).max()
+            np.testing.assert_allclose(coefs[k], ref.coef_, rtol=0, atol=1e-5 * scale)
+            np.testing.assert_allclose(intercepts[k], ref.intercept_, rtol=0, atol=1e-5 * scale)
 
 
 def test_path_keeps_q_between_kinks(monkeypatch):

@@ -23,6 +23,7 @@ from ..objectives import (
     SquaredLoss,
     kkt_excess,
     kkt_finish,
+    kkt_follow,
     nonnegative,
 )
 from ..objectives._linear import check_predictors
@@ -467,9 +468,9 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         self.alpha = alpha
         return design, column_scale, linear.with_penalty(penalty), least_squares.with_penalty(penalty)
 
-    #: KKT corrections made to a converged ``q``'s support (a path's previous
-    #: alpha, a working set's previous round) before VAN runs again (None: as many
-    #: as a converged fit's finish, ``n_params``).
+    #: KKT corrections (or homotopy events) made to a converged ``q``'s support (a
+    #: path's previous alpha, a working set's previous round) before VAN runs again
+    #: (None: as many as a converged fit's finish, ``n_params``).
     _carry_corrections = None
 
     def _fit_problem(self, problem, sample_weight, start, rng, carry=None):
@@ -494,23 +495,34 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         """The VO ``q`` of ``problem``, its mean the certified solution; sets
         ``n_iter_`` and ``n_corrections_``.
 
-        ``carry``, a path's converged ``q`` from the previous alpha, is finished
-        here as a converged fit is (:func:`kkt_finish` with its corrections), with
-        no iteration: between two kinks of the path its support and signs pass the
-        KKT check unchanged; at a kink a few corrections (a coefficient enters at
-        the worst violation, or leaves when its sign flips) reach the new support.
-        When the check certifies the result it is the exact solution at this alpha
-        and ``q`` is kept with the new mean; otherwise VAN runs from ``start``."""
+        ``carry``, a path's converged ``q`` from the previous alpha and that
+        alpha's problem (None: a ``q`` whose mean is a start, not a solution), is
+        finished here with no iteration: between two kinks of
+        the path its support and signs pass the KKT check unchanged; at a kink the
+        solution is followed from the previous alpha by homotopy
+        (:func:`kkt_follow`, where the two share the Gram matrix), or else
+        corrected as a converged fit is (:func:`kkt_finish`: a coefficient enters
+        at the worst violation, or leaves when its sign flips). When the check
+        certifies the result it is the exact solution at this alpha and ``q`` is
+        kept with the new mean; otherwise VAN runs from ``start``."""
         design, column_scale, linear, _ = problem
         n_samples = design.X.shape[0]
         solved, f = self._solved(problem)
         start = None if start is None else start * column_scale
         coef, ok = None, False
         if carry is not None and self._full_batch_exact(n_samples):
-            coef, n_corrections, ok = kkt_finish(solved, carry.mean, np.zeros_like(carry.mean),
-                                                 max_corrections=self._carry_corrections)
+            carried, previous = carry
+            coef, n_corrections = carried.mean, 0
+            before = None if previous is None else self._solved(previous)[0]
+            if before is not None and before.support_systems() is solved.support_systems():
+                coef, n_corrections, ok = kkt_follow(before, solved, coef,
+                                                     max_events=self._carry_corrections)
+            if not ok:
+                coef, more, ok = kkt_finish(solved, coef, np.zeros_like(coef),
+                                            max_corrections=self._carry_corrections)
+                n_corrections += more
         if ok:
-            family, self.n_iter_, self.n_corrections_ = carry, 0, n_corrections
+            family, self.n_iter_, self.n_corrections_ = carried, 0, n_corrections
         elif self._full_batch_exact(n_samples) and linear.n_params > n_samples:
             coef, family, self.n_iter_, self.n_corrections_ = self._solve_wide(linear, start, rng)
         else:

@@ -14,6 +14,7 @@ from sklearn.utils.validation import _check_sample_weight
 
 from .._compat import Interval, _fit_context, validate_data, validate_params
 from .._data import dot, tdot
+from ..van import make_family
 from ._base import CHECK_X
 from ._enet import VANElasticNet
 from ._lasso import VANLassoRegressor, _check_single_target
@@ -60,11 +61,18 @@ def _path(estimator, X, y, alphas, sample_weight=None, return_std=False):
     estimator._resolve_covariance(X)
     problem = estimator._problem(X, y, sample_weight)
     rng = check_random_state(estimator.random_state)
-    coefs, intercepts, stds, n_iter, start, q = [], [], [], [], None, None
+    coefs, intercepts, stds, n_iter, start, carry = [], [], [], [], None, None
     attributes = return_std or estimator.objective != "vo"
+    if not attributes:
+        # Only coefficients are read, so q's shape is not needed: the first alpha
+        # starts from the mean 0 (the solution from alpha_max up, found by the
+        # check with no iteration; below it, by its corrections or else VAN).
+        n_params = problem[2].n_params
+        carry = make_family("diag", np.zeros(n_params), np.ones(n_params)), None
     for alpha in alphas:
         problem = estimator._at_alpha(problem, float(alpha), X, y, sample_weight)
-        q = estimator._solve_problem(problem, start, rng, carry=q)
+        q = estimator._solve_problem(problem, start, rng, carry=carry)
+        carry = q, problem
         n_iter.append(int(estimator.n_iter_))
         if attributes:
             estimator._finish_problem(problem, q, sample_weight, rng)
@@ -149,18 +157,23 @@ def van_lasso_path(X, y, *, eps=1e-3, n_alphas=100, alphas=None, return_n_iter=F
 
     Notes
     -----
-    VAN fits the first alpha. Each later alpha starts from the previous one's
-    converged ``q`` and finishes it as a converged fit is finished, by the KKT
-    certificate with its corrections: between two kinks of the path the
-    previous support and signs pass the check unchanged; at a kink a
-    coefficient enters at the worst violation, or leaves when its sign flips,
-    until the check passes. A passed check certifies the exact solution at that
-    alpha (``n_iters`` 0) and ``q`` carries over with the new mean. Where the
-    corrections fail, VAN runs from the previous mean with the precision
-    restarted from its initial scale (a converged VO ``q`` has concentrated,
-    and from it VAN could not widen ``q`` to find the coefficients that enter).
+    Each alpha starts from the previous one's solution (the first, under VO
+    without ``return_std``, from 0, which the KKT check certifies from
+    ``alpha_max`` up; otherwise VAN fits it). Between two kinks of the path the
+    previous support and signs pass the check at the new alpha unchanged. At a
+    kink the solution is followed from the previous alpha by homotopy
+    (:func:`~skvan.objectives.kkt_follow`, LARS's Lasso path between two
+    penalties): it moves linearly with the penalty until a coefficient reaches 0
+    or an inactive gradient reaches its bound, and each such event costs one KKT
+    check of the new support. A passed check certifies the exact solution at
+    that alpha (``n_iters`` 0) and ``q`` carries over with the new mean. Where
+    the homotopy fails (a support whose equations are singular), the
+    certificate's corrections are tried, and then VAN from the previous mean
+    with the precision restarted from its initial scale (a converged VO ``q``
+    has concentrated, and from it VAN could not widen ``q`` to find the
+    coefficients that enter).
     On the six datasets of ``python benchmarks/bench_lasso.py --path`` no alpha
-    after the first needed VAN. With ``objective="vi"`` each alpha's posterior
+    needed VAN. With ``objective="vi"`` each alpha's posterior
     is fitted from its solution either way; under VO the marginal
     standard deviations (``return_std``) are those of the carried ``q``.
 

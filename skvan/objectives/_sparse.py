@@ -297,8 +297,11 @@ def nonnegative(quadratic):
     bound = 2.0 * np.sqrt(np.clip(np.diag(quadratic.G), 0, None) * max(2.0 * quadratic.c, 0.0))
     M = np.where(lam > 0, lam + bound, 0.0)
     a = 0.5 * (lam - M)
-    return QuadraticObjective(quadratic.G, quadratic.b - a, quadratic.c,
-                              L1Penalty(0.5 * (lam + M)))
+    constrained = QuadraticObjective(quadratic.G, quadratic.b - a, quadratic.c,
+                                     L1Penalty(0.5 * (lam + M)))
+    # Same G: the systems of its supports are the quadratic's (and its copies').
+    constrained.smooth_cache()["support_systems"] = quadratic.support_systems()
+    return constrained
 
 
 def kkt_excess(objective, w, rtol=1e-9, nonnegative=False):
@@ -446,6 +449,105 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
                 signs[j] = -np.sign(grad[j])
         coef = np.where(support_from_q(mean, variance, check.strength, eps, slack), mean, 0.0)
         return coef, n_corrections, False
+
+
+def kkt_follow(before, after, coef, rtol=1e-9, max_events=None):
+    """The Lasso's minimiser of ``after`` followed from ``coef``, ``before``'s, by
+    homotopy (LARS's Lasso path between two penalties on one Gram matrix).
+
+    ``before`` and ``after`` share ``X^T W X`` and differ in the linear term ``b``
+    and the L1 strengths ``lambda``. Along ``b(t) = b0 + t (b1 - b0)``,
+    ``lambda(t) = lambda0 + t (lambda1 - lambda0)`` the minimiser is piecewise
+    linear in ``t``: on a support ``S`` with signs ``z_S`` it moves by ``dw_S / dt =
+    G_SS^-1 ((b1 - b0)_S - (lambda1 - lambda0)_S z_S)`` and the smooth gradient
+    ``c = G w - b(t)`` by ``G dw/dt - (b1 - b0)``, until the first event: a
+    coefficient reaches 0 (it leaves) or an inactive ``|c_j|`` reaches
+    ``lambda_j(t)`` (``j`` enters with the sign of ``-c_j``). Each event costs one
+    bordered solve and one product with ``G``; a path through ``k`` kinks makes
+    ``k`` events, where :func:`kkt_finish`'s corrections guess the next support
+    from ``after``'s gradient alone (near as many coefficients as rows they can
+    cycle, entering and dropping the same coefficients, until their budget ends).
+
+    The result is checked as :func:`kkt_finish` checks a support: first ``coef``'s
+    own support at ``after`` (between two kinks it passes and no event is
+    followed), and at ``t = 1`` the support reached.
+
+    Parameters
+    ----------
+    before, after : QuadraticObjective or LinearModelObjective
+        L1-penalised least squares with the same ``X^T W X``
+        (:meth:`~skvan.objectives.Objective.support_systems` shared).
+    coef : ndarray of shape (n_params,)
+        ``before``'s minimiser (its KKT conditions hold).
+    rtol : float
+        As in :func:`kkt_finish`.
+    max_events : int or None
+        At most this many events (None: ``n_params``).
+
+    Returns
+    -------
+    coef : ndarray of shape (n_params,)
+        The solution on the support reached (where the check failed, the
+        homotopy's values: a start for :func:`kkt_finish`).
+    n_events : int
+        Events followed (0 when ``coef``'s support is ``after``'s).
+    ok : bool
+        Whether ``coef`` satisfies ``after``'s KKT conditions.
+
+    References
+    ----------
+    M. R. Osborne, B. Presnell and B. A. Turlach, "A new approach to variable
+    selection in least squares problems", IMA Journal of Numerical Analysis, 2000.
+    B. Efron, T. Hastie, I. Johnstone and R. Tibshirani, "Least angle
+    regression", Annals of Statistics, 2004.
+    """
+    with _one_blas_thread(len(coef)):
+        check = _KKTCheck(after, rtol)
+        support = (coef != 0) | check.free
+        signs = np.sign(coef)
+        solved, grad, _, _, unsolved, ok = check(support, signs)
+        if ok:
+            return solved, 0, True
+        if max_events is None:
+            max_events = len(coef)
+        lam = before.penalty.strength.copy()
+        dlam = check.strength - lam
+        w, c = coef.copy(), before.smooth_gradient(coef)
+        t, changed, n_events = 0.0, -1, 0
+        penalised = ~check.free
+        # On a fixed support the check's solution at t = 1 and the values at t lie
+        # on one line: each segment's slopes come from the check that failed.
+        while n_events < max_events and not np.any(unsolved > 0) and 1.0 - t > _EPS:
+            d, e = (solved - w) / (1.0 - t), (grad - c) / (1.0 - t)
+            step = np.full_like(w, np.inf)
+            leaving = support & penalised & (w * d < 0)
+            step[leaving] = -w[leaving] / d[leaving]
+            outside = ~support & penalised
+            up, down = e - dlam, -e - dlam  # |c_j| against lambda_j from either side
+            with np.errstate(divide="ignore", invalid="ignore"):
+                to_up = np.where(outside & (up > 0), (lam - c) / up, np.inf)
+                to_down = np.where(outside & (down > 0), (lam + c) / down, np.inf)
+            step = np.minimum(step, np.maximum(np.minimum(to_up, to_down), 0.0))
+            if changed >= 0:
+                step[changed] = np.inf  # the coefficient just moved across its bound
+            j = int(np.argmin(step))
+            h = float(step[j])
+            if not h <= 1.0 - t:
+                break  # no event before t = 1: the check failed on its tolerances
+            w += h * d
+            c += h * e
+            lam += h * dlam
+            t += h
+            n_events += 1
+            if support[j]:
+                support[j], w[j], signs[j] = False, 0.0, 0.0
+            else:
+                support[j], signs[j] = True, -np.sign(c[j])
+            changed = j
+            solved, grad, _, _, unsolved, ok = check(support, signs)
+            if ok:
+                return solved, n_events, True
+        return np.where(support, solved, 0.0), n_events, False
 
 
 class _KKTCheck:
