@@ -32,9 +32,14 @@ Each figure is the minimum over repeats, in ms (us for the per-call costs):
 9. The Gram product of short designs (few rows, up to 2,000 columns) accumulated
    into a zeroed ``p x p`` array against ``skvan._data.gram``, which keeps the
    first block's product as the accumulator.
+10. The smooth gradient ``G w - b`` of a least-squares objective at a sparse
+    ``w`` (a Lasso's KKT check), per call in us: the whole product against the
+    rows of the symmetric ``G`` at ``w``'s nonzeros
+    (``QuadraticObjective.smooth_gradient``).
 
 Run: python benchmarks/bench_passes.py [--quick] [--columns (parts 7 and 8 only)]
      python benchmarks/bench_passes.py --gram (part 9 only)
+     python benchmarks/bench_passes.py --sparse-gradient (part 10 only)
 """
 
 import argparse
@@ -96,11 +101,14 @@ def main():
     parser.add_argument("--quick", action="store_true", help="smaller shapes, fewer repeats")
     parser.add_argument("--columns", action="store_true", help="only parts 7 and 8")
     parser.add_argument("--gram", action="store_true", help="only part 9")
+    parser.add_argument("--sparse-gradient", action="store_true", help="only part 10")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     repeats = 3 if args.quick else 5
     if args.gram:
         return gram_accumulator(rng, repeats)
+    if args.sparse_gradient:
+        return sparse_gradient(rng, repeats)
     if args.columns:
         column_statistics(rng, repeats, args.quick)
         return cold_start(rng, repeats, args.quick)
@@ -187,6 +195,22 @@ def main():
     column_statistics(rng, repeats, args.quick)
     cold_start(rng, repeats, args.quick)
     gram_accumulator(rng, repeats)
+    sparse_gradient(rng, repeats)
+
+
+def sparse_gradient(rng, repeats):
+    from skvan.objectives import QuadraticObjective
+
+    print("\n10. G w - b at a sparse w (us per call): whole product, rows at the nonzeros")
+    for p in (301, 1000, 2000):
+        X = rng.standard_normal((100, p))
+        quad = QuadraticObjective.from_data(X, rng.standard_normal(100))
+        for k in (10, 40, 80):
+            w = np.zeros(p)
+            w[rng.choice(p, k, replace=False)] = rng.standard_normal(k)
+            whole = best(lambda: [quad.G @ w - quad.b for _ in range(100)], 10 * repeats)
+            rows = best(lambda: [quad.smooth_gradient(w) for _ in range(100)], 10 * repeats)
+            print(f"  p {p:>5}, {k:>3} nonzeros: {1e4 * whole:7.1f} {1e4 * rows:7.1f}", flush=True)
 
 
 def gram_accumulator(rng, repeats):
