@@ -504,39 +504,49 @@ def kkt_follow(before, after, coef, rtol=1e-9, max_events=None):
             return solved, 0, True
         if max_events is None:
             max_events = len(coef)
-        lam = before.penalty.strength.copy()
+        p = len(coef)
+        lam = before.penalty.strength
         dlam = check.strength - lam
-        w, c = coef.copy(), before.smooth_gradient(coef)
+        # Three rows, linear in t between events: lambda_j - c_j and lambda_j + c_j
+        # (the slacks of |c_j| <= lambda_j, c the smooth gradient) and w_j. The
+        # event is the first of them to reach 0.
+        state = np.empty((3, p))
+        c = before.smooth_gradient(coef)
+        state[0], state[1], state[2] = lam - c, lam + c, coef
+        slope = np.empty((3, p))
+        times = np.empty((3, p))
         t, changed, n_events = 0.0, -1, 0
-        penalised = ~check.free
         # On a fixed support the check's solution at t = 1 and the values at t lie
         # on one line: each segment's slopes come from the check that failed.
         while n_events < max_events and not np.any(unsolved > 0) and 1.0 - t > _EPS:
-            d, e = (solved - w) / (1.0 - t), (grad - c) / (1.0 - t)
-            step = np.full_like(w, np.inf)
-            leaving = support & penalised & (w * d < 0)
-            step[leaving] = -w[leaving] / d[leaving]
-            outside = ~support & penalised
-            up, down = e - dlam, -e - dlam  # |c_j| against lambda_j from either side
+            rest = 1.0 - t
+            e = grad - (lam + t * dlam - state[0])  # the gradient's change to t = 1
+            slope[0], slope[1], slope[2] = rest * dlam - e, rest * dlam + e, solved - state[2]
+            slope /= rest
             with np.errstate(divide="ignore", invalid="ignore"):
-                to_up = np.where(outside & (up > 0), (lam - c) / up, np.inf)
-                to_down = np.where(outside & (down > 0), (lam + c) / down, np.inf)
-            step = np.minimum(step, np.maximum(np.minimum(to_up, to_down), 0.0))
+                np.divide(state, slope, out=times)
+            np.negative(times, out=times)  # each reaches 0 after -value / slope
+            # A slack closes where it falls (from round-off below 0: at once); a
+            # coefficient reaches 0 where it moves towards it.
+            times[:2][~(slope[:2] < 0)] = np.inf
+            times[2][~(times[2] > 0)] = np.inf
+            times[:2, support | check.free] = np.inf  # only inactive coordinates enter
+            times[2, ~support | check.free] = np.inf  # only active penalised ones leave
             if changed >= 0:
-                step[changed] = np.inf  # the coefficient just moved across its bound
-            j = int(np.argmin(step))
-            h = float(step[j])
+                times[:, changed] = np.inf  # the coefficient just moved across its bound
+            k = int(np.argmin(times))
+            h = max(float(times.flat[k]), 0.0)
             if not h <= 1.0 - t:
                 break  # no event before t = 1: the check failed on its tolerances
-            w += h * d
-            c += h * e
-            lam += h * dlam
+            state += h * slope
             t += h
             n_events += 1
+            j = k % p
+            w, c_j = state[2], 0.5 * (state[1, j] - state[0, j])
             if support[j]:
                 support[j], w[j], signs[j] = False, 0.0, 0.0
             else:
-                support[j], signs[j] = True, -np.sign(c[j])
+                support[j], signs[j] = True, -np.sign(c_j)
             changed = j
             solved, grad, _, _, unsolved, ok = check(support, signs)
             if ok:
