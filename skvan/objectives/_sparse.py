@@ -111,7 +111,7 @@ def _support_system(objective, support):
         system = _bordered_system(objective, support, cache.values())
         if system is None:
             system = _new_system(objective, np.flatnonzero(support))
-        if 16 * system.idx.size ** 2 <= SUPPORT_CACHE_BYTES:
+        if 8 * system.idx.size ** 2 <= SUPPORT_CACHE_BYTES:  # the factor (or A)
             if len(cache) >= SUPPORT_CACHE_SIZE:
                 cache.pop(next(iter(cache)))
             cache[key] = system
