@@ -764,6 +764,7 @@ class LassoCertificate:
         self._check = _KKTCheck(self.quadratic)
         self._waited = 0
         self.slack = None
+        self._certified = None
 
     @property
     def distance(self):
@@ -800,37 +801,44 @@ class LassoCertificate:
             key = (support.tobytes(), signs[support].tobytes())
             if key in self._failed:
                 continue
-            if self._certify(support, signs):
+            certified = self._certify(support, signs)
+            if certified is not None:
                 self.slack = slack
+                # What finish returns for this q (its mean, the values and the
+                # corrections made): kkt_finish would repeat the same corrections.
+                self._certified = (family.mean.copy(), *certified)
                 return True
             self._failed.add(key)
         return False
 
     def _certify(self, support, signs):
-        """Whether ``support`` with ``signs``, corrected as :func:`kkt_finish`
-        corrects it (at most :data:`CERTIFICATE_CORRECTIONS` times: the coefficients whose
-        solved value has the other sign leave, or else the worst violator
-        enters), passes the KKT check. A support whose equations have no
-        solution is not corrected here."""
+        """``(values, n_corrections)`` if ``support`` with ``signs``, corrected as
+        :func:`kkt_finish` corrects it (at most :data:`CERTIFICATE_CORRECTIONS`
+        times: the coefficients whose solved value has the other sign leave, or
+        else the worst violator enters), passes the KKT check, else None. A
+        support whose equations have no solution is not corrected here."""
         support, signs = support.copy(), signs.copy()
-        for _ in range(CERTIFICATE_CORRECTIONS + 1):
-            _, grad, flipped, excess, unsolved, ok = self._check(support, signs)
+        for n_corrections in range(CERTIFICATE_CORRECTIONS + 1):
+            w, grad, flipped, excess, unsolved, ok = self._check(support, signs)
             if ok:
-                return True
+                return w, n_corrections
             if flipped.any():
                 support &= ~flipped
             elif np.any(unsolved[~self._check.free] > 0):
-                return False
+                return None
             else:
                 j = int(np.argmax(excess))
                 support[j], signs[j] = True, -np.sign(grad[j])
-        return False
+        return None
 
     def finish(self, family, converged):
         """``kkt_finish`` on the final ``q``: a converged run gets its support checked
         and, if need be, corrected; an unconverged one is only checked (the
         corrections polish VAN's answer, they do not replace it). A run the check
-        ended reads the support as that check did."""
+        ended reads the support as that check did, and its values are those the
+        check certified (the same corrections of the same reading)."""
+        if self._certified is not None and np.array_equal(self._certified[0], family.mean):
+            return self._certified[1], self._certified[2], True
         if self.slack is not None:
             slack = self.slack
         else:
