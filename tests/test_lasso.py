@@ -572,3 +572,39 @@ def test_batch_entries_reach_the_single_entry_solution(alpha):
     batch, n_batch, ok_batch = kkt_finish(f, np.zeros(120), np.zeros(120), enter=0.5)
     assert ok_single and ok_batch
     np.testing.assert_allclose(batch, single, rtol=0, atol=1e-8 * np.abs(single).max())
+
+
+def test_finish_returns_what_the_certificate_certified(monkeypatch):
+    """A run the certificate ended is finished with the values it certified (no
+    KKT check repeated); they are kkt_finish's on the same reading."""
+    from skvan.objectives import LassoCertificate
+    from skvan.objectives._sparse import _KKTCheck
+
+    checks, finished = [], []
+    check, finish = _KKTCheck.__call__, LassoCertificate.finish
+
+    def counted(self, *args):
+        checks.append(1)
+        return check(self, *args)
+
+    def recorded(self, family, converged):
+        before = len(checks)
+        result = finish(self, family, converged)
+        n_checks = len(checks) - before
+        again = kkt_finish(self.quadratic, family.mean, family.marginal_variance(),
+                           slack=self.slack)
+        finished.append((self.slack is not None, n_checks, result, again))
+        return result
+
+    monkeypatch.setattr(_KKTCheck, "__call__", counted)
+    monkeypatch.setattr(LassoCertificate, "finish", recorded)
+    X, y = load_diabetes(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    for alpha in (0.1, 1.0, 3.0, 10.0):
+        VANLassoRegressor(alpha=alpha).fit(X, y)
+    ended = [f for f in finished if f[0]]
+    assert len(ended) >= 3
+    for _, n_checks, (coef, n_corrections, ok), (ref, ref_corrections, ref_ok) in ended:
+        assert ok and ref_ok and n_checks == 0
+        np.testing.assert_array_equal(coef, ref)
+        assert n_corrections == ref_corrections
