@@ -86,6 +86,55 @@ def _warn_uncertified(n_corrections):
     )
 
 
+class _Problem:
+    """What a fit solves (:meth:`VANLassoRegressor._problem`), built once: a path
+    re-weights its penalty (:meth:`with_penalty`).
+
+    ``least_squares`` is the least squares the certificate checks, through
+    ``X^T W X`` (or the rows' objective itself for the Gram forms), over
+    ``column_scale * theta``; ``design`` is the rows' objective over ``[coef,
+    intercept]`` (``n_samples`` rows) and ``linear`` the same over ``column_scale *
+    theta``. Where ``build`` is given, ``design`` and ``linear`` are built by it on
+    first use: an elastic-net path's rows carry the ridge, which changes with
+    alpha, while its least squares comes from ``X^T W X`` formed once
+    (``gram``)."""
+
+    def __init__(self, column_scale, least_squares, n_samples, design=None, linear=None,
+                 build=None, gram=None):
+        self.column_scale = column_scale
+        self.least_squares = least_squares
+        self.n_samples = n_samples
+        self._design, self._linear, self._build = design, linear, build
+        self.gram = gram
+
+    def _built(self):
+        if self._design is None:
+            self._design, self._linear = self._build()
+        return self._design, self._linear
+
+    @property
+    def design(self):
+        return self._built()[0]
+
+    @property
+    def linear(self):
+        return self._built()[1]
+
+    def with_penalty(self, penalty):
+        """The problem with ``penalty`` (over ``column_scale * theta``) instead."""
+        if self._design is None:
+            build = self._build
+
+            def rebuilt():
+                design, linear = build()
+                return design, linear.with_penalty(penalty)
+            return _Problem(self.column_scale, self.least_squares.with_penalty(penalty),
+                            self.n_samples, build=rebuilt, gram=self.gram)
+        return _Problem(self.column_scale, self.least_squares.with_penalty(penalty),
+                        self.n_samples, self._design, self._linear.with_penalty(penalty),
+                        gram=self.gram)
+
+
 class VANLassoRegressor(RegressorMixin, VANLinearModel):
     """Lasso fitted by the Variational Adaptive-Newton method.
 
@@ -418,15 +467,14 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         return self
 
     def _problem(self, X, y, sample_weight):
-        """What a fit solves, built once (a path re-weights its penalty):
-        ``(design, column_scale, linear, least_squares)``, the last two over
-        ``column_scale * theta``."""
+        """What a fit solves, built once (a path re-weights its penalty): a
+        :class:`_Problem`."""
         design = self._objective(X, y, sample_weight)
         column_scale = design.column_scale()
         linear = design.reparametrised(column_scale)
         # The Gram forms work through the rows; the others through X^T W X.
         least_squares = linear if self.covariance_ in GRAM else QuadraticObjective.from_linear(linear)
-        return design, column_scale, linear, least_squares
+        return _Problem(column_scale, least_squares, design.X.shape[0], design, linear)
 
     def _resolve_covariance(self, X, stream=False, n_rows=1):
         """As for every linear model; with ``positive``, "auto" keeps to the forms
@@ -463,10 +511,9 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     def _at_alpha(self, problem, alpha, X, y, sample_weight):
         """``problem`` (built at ``self.alpha``) at another ``alpha``: the L1
         strengths re-weighted, the Gram matrix kept. Sets ``self.alpha``."""
-        design, column_scale, linear, least_squares = problem
-        penalty = L1Penalty(linear.penalty.strength * (alpha / self.alpha))
+        penalty = L1Penalty(problem.least_squares.penalty.strength * (alpha / self.alpha))
         self.alpha = alpha
-        return design, column_scale, linear.with_penalty(penalty), least_squares.with_penalty(penalty)
+        return problem.with_penalty(penalty)
 
     #: KKT corrections (or homotopy events) made to a converged ``q``'s support (a
     #: path's previous alpha, a working set's previous round) before VAN runs again
@@ -486,10 +533,8 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         """``(solved, f)``: the least squares the certificate checks (with
         ``positive``, its non-negative form) and the function VAN minimises
         (that, or the rows' objective where expectations or batches need rows)."""
-        design, _, linear, least_squares = problem
-        n_samples = design.X.shape[0]
-        solved = self._constrained(least_squares, n_samples)
-        return solved, solved if self._full_batch_exact(n_samples) else linear
+        solved = self._constrained(problem.least_squares, problem.n_samples)
+        return solved, solved if self._full_batch_exact(problem.n_samples) else problem.linear
 
     def _solve_problem(self, problem, start, rng, carry=None):
         """The VO ``q`` of ``problem``, its mean the certified solution; sets
@@ -505,10 +550,9 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         at the worst violation, or leaves when its sign flips). When the check
         certifies the result it is the exact solution at this alpha and ``q`` is
         kept with the new mean; otherwise VAN runs from ``start``."""
-        design, column_scale, linear, _ = problem
-        n_samples = design.X.shape[0]
+        n_samples = problem.n_samples
         solved, f = self._solved(problem)
-        start = None if start is None else start * column_scale
+        start = None if start is None else start * problem.column_scale
         coef, ok = None, False
         if carry is not None and self._full_batch_exact(n_samples):
             carried, previous = carry
@@ -523,10 +567,11 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
                 n_corrections += more
         if ok:
             family, self.n_iter_, self.n_corrections_ = carried, 0, n_corrections
-        elif self._full_batch_exact(n_samples) and linear.n_params > n_samples:
-            coef, family, self.n_iter_, self.n_corrections_ = self._solve_wide(linear, start, rng)
+        elif self._full_batch_exact(n_samples) and solved.n_params > n_samples:
+            coef, family, self.n_iter_, self.n_corrections_ = self._solve_wide(problem.linear, start,
+                                                                               rng)
         else:
-            family = self._initial_family(linear, start)
+            family = self._initial_family(problem.linear, start)
             coef, result, self.n_corrections_, _ = self._solve_support(f, solved, family, rng)
             self.n_iter_ = result.n_iter
         family.mean = coef
@@ -535,19 +580,19 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     def _finish_problem(self, problem, fitted, sample_weight, rng):
         """From the VO ``q`` ``fitted``: the noise variance, the stream's start, with
         ``objective="vi"`` the posterior, and the fitted attributes."""
-        design, column_scale, linear, least_squares = problem
+        column_scale, least_squares = problem.column_scale, problem.least_squares
         coef, family = fitted.mean, fitted
         self.noise_variance_ = self._noise_variance(least_squares, coef, sample_weight,
                                                     self._ridge_rss(coef, column_scale, sample_weight))
         total = float(np.sum(sample_weight))
         self._start_stream(self.noise_variance_ * total, total)
         if self.objective == "vi":
-            family = self._initial_family(linear, coef)
+            family = self._initial_family(problem.linear, coef)
             floor = self._noise_floor(least_squares, total)
             log_joint = self._solved(problem)[1].multiplied(1.0 / max(self.noise_variance_, floor))
             self.n_iter_ = self._solve(log_joint, family, rng).n_iter
             self.n_corrections_ = 0
-        self._set_attributes(family, column_scale, design.X)
+        self._set_attributes(family, column_scale, problem.design.X)
 
     def _solve_support(self, f, quadratic, family, rng, schedule=None, warn=True):
         """VO from ``family`` until the support read off ``q`` passes the KKT check

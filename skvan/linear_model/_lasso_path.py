@@ -67,7 +67,7 @@ def _path(estimator, X, y, alphas, sample_weight=None, return_std=False):
         # Only coefficients are read, so q's shape is not needed: the first alpha
         # starts from the mean 0 (the solution from alpha_max up, found by the
         # check with no iteration; below it, by its corrections or else VAN).
-        n_params = problem[2].n_params
+        n_params = problem.least_squares.n_params
         carry = make_family("diag", np.zeros(n_params), np.ones(n_params)), None
     for alpha in alphas:
         problem = estimator._at_alpha(problem, float(alpha), X, y, sample_weight)
@@ -78,8 +78,8 @@ def _path(estimator, X, y, alphas, sample_weight=None, return_std=False):
             estimator._finish_problem(problem, q, sample_weight, rng)
             coef, intercept = estimator.coef_, estimator.intercept_
         else:
-            coef, intercept = (c[0] for c in estimator._coefficients(q.mean, problem[1]))
-        start = q.mean / problem[1]  # the VO solution over [coef, intercept]
+            coef, intercept = (c[0] for c in estimator._coefficients(q.mean, problem.column_scale))
+        start = q.mean / problem.column_scale  # the VO solution over [coef, intercept]
         coefs.append(coef.copy())
         intercepts.append(float(intercept))
         if return_std:
