@@ -21,8 +21,9 @@ Two measures (issue 3; the paper's Figure 2a-b):
    ``LassoCV`` solved to ``tol=1e-12`` (at its default tol, neighbouring alphas'
    held-out errors can swap), on six datasets including one with p > n; and the
    warm-start saving along van_lasso_path: VAN iterations along the path (each
-   alpha starting from the previous one's q, finished by the KKT corrections)
-   against cold fits at every alpha.
+   alpha starting from the previous one's solution, followed by homotopy)
+   against cold fits at every alpha. ``--enet-path``: the same comparison for
+   VANElasticNetCV against ElasticNetCV (``l1_ratio=0.5``).
 
 4. ``--speed``: measure 2 alone over every regression set that ships with
    scikit-learn (diabetes, linnerud's first target) and generated ones up to
@@ -33,6 +34,7 @@ Run: python benchmarks/bench_lasso.py [--quick] [--plot FILE]
      python benchmarks/bench_lasso.py --speed [--quick] [--repeats 7]
      python benchmarks/bench_lasso.py --growth   (the choice of beta_growth="auto")
      python benchmarks/bench_lasso.py --path [--repeats 3]
+     python benchmarks/bench_lasso.py --enet-path [--repeats 3]
 """
 
 import argparse
@@ -283,6 +285,32 @@ def path_comparison(repeats):
               f"   {int(np.sum(warm))} / {int(cold)}")
 
 
+def enet_path_comparison(repeats, l1_ratio=0.5):
+    """VANElasticNetCV vs ElasticNetCV (100 alphas, 5 folds, one l1_ratio)."""
+    from sklearn.linear_model import ElasticNetCV
+    from sklearn.model_selection import KFold
+
+    from skvan import VANElasticNetCV
+
+    cv = KFold(5, shuffle=True, random_state=0)
+    print(f"VANElasticNetCV vs ElasticNetCV: l1_ratio={l1_ratio}, 100 alphas, 5 folds "
+          "(minimum of alternating repeats)\n")
+    print(f"{'data':>30}{'VAN s':>9}{'sklearn s':>11}{'ratio':>8}  alpha_ equal (1e-12)")
+    for name, A, b in path_datasets():
+        times = {"van": [], "ref": []}
+        for _ in range(repeats):
+            t, van = timed(lambda: VANElasticNetCV(l1_ratio=l1_ratio, alphas=100, cv=cv).fit(A, b))
+            times["van"].append(t)
+            t, _ = timed(lambda: ElasticNetCV(l1_ratio=l1_ratio, alphas=100, cv=cv).fit(A, b))
+            times["ref"].append(t)
+        tight = ElasticNetCV(l1_ratio=l1_ratio, alphas=100, cv=cv, tol=1e-12,
+                             max_iter=1_000_000).fit(A, b)
+        tv, tr = min(times["van"]), min(times["ref"])
+        # The grids can differ in the last bit (each divides by l1_ratio its own way).
+        same = bool(np.isclose(van.alpha_, tight.alpha_, rtol=1e-12, atol=0))
+        print(f"{name:>30}{tv:>9.2f}{tr:>11.3f}{tv / tr:>8.1f}  {str(same):>12}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20,000 rows instead of 100,000")
@@ -292,6 +320,8 @@ def main():
     parser.add_argument("--growth", action="store_true",
                         help="only compare beta_growth values over 15 problems")
     parser.add_argument("--path", action="store_true", help="only VANLassoCV against LassoCV")
+    parser.add_argument("--enet-path", action="store_true",
+                        help="only VANElasticNetCV against ElasticNetCV")
     parser.add_argument("--speed", action="store_true",
                         help="only the wall-time ratio, over more datasets (issue 14)")
     args = parser.parse_args()
@@ -302,6 +332,8 @@ def main():
         return growth_sweep()
     if args.path:
         return path_comparison(args.repeats)
+    if args.enet_path:
+        return enet_path_comparison(args.repeats)
 
     curves, rows = {}, []
     for name, X, y, alpha in datasets(args.quick):

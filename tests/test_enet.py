@@ -193,3 +193,46 @@ def test_cv_dual_gap_is_the_elastic_nets():
     X, y = PROBLEMS["diabetes"]
     reg = VANElasticNetCV(l1_ratio=0.3, alphas=[0.1], cv=3).fit(X, y)
     assert 0 <= reg.dual_gap_ <= 1e-8 * np.mean((y - y.mean()) ** 2)
+
+
+@pytest.mark.parametrize("spread", [0, 6])
+def test_path_forms_x_t_x_once_and_builds_the_rows_only_for_van(monkeypatch, spread):
+    """Along an elastic-net path the ridge changes with alpha: each alpha's least
+    squares is X^T W X (formed once) plus the ridge rows' r^2 I, the same problem
+    as the rows [X; r I] give, and the rows themselves are not built where no VAN
+    iteration runs. With columns spread over 12 decades (spread=6) the
+    columns are rescaled, from the same statistics as the rows'."""
+    import skvan.objectives._quadratic as quadratic
+    from skvan.linear_model._lasso_path import _path
+
+    X, y = load_diabetes(return_X_y=True)
+    X = X * np.logspace(-spread, spread, X.shape[1])
+    calls = []
+    gram = quadratic.gram
+    monkeypatch.setattr(quadratic, "gram", lambda *a: calls.append(1) or gram(*a))
+    built = []
+    objective = VANElasticNet._objective
+    monkeypatch.setattr(VANElasticNet, "_objective",
+                        lambda self, *a: built.append(1) or objective(self, *a))
+    coefs, intercepts, _, n_iter = _path(VANElasticNet(l1_ratio=0.7), X, y,
+                                         np.geomspace(10.0, 0.01, 12))
+    assert len(calls) == 1 and not built and np.all(n_iter == 0)
+    monkeypatch.undo()
+    for k, alpha in enumerate(np.geomspace(10.0, 0.01, 12)):
+        est = VANElasticNet(alpha=alpha, l1_ratio=0.7)
+        est.n_features_in_ = X.shape[1]
+        est._check_solver_params()
+        est._resolve_covariance(X)
+        w = np.ones(len(y))
+        problem = est._problem(X, y, w)
+        rows = VANLassoRegressor._problem(est, X, y, w)  # the Gram of [X; r I]
+        np.testing.assert_array_equal(problem.column_scale, rows.column_scale)
+        assert spread == 0 or np.ptp(np.log2(problem.column_scale)) > 10
+        np.testing.assert_allclose(problem.least_squares.G, rows.least_squares.G, rtol=1e-12,
+                                   atol=1e-12 * np.abs(rows.least_squares.G).max())
+        np.testing.assert_allclose(problem.least_squares.b, rows.least_squares.b, rtol=1e-12)
+        np.testing.assert_array_equal(problem.least_squares.penalty.strength,
+                                      rows.least_squares.penalty.strength)
+        ref = ElasticNet(alpha=alpha, l1_ratio=0.7, tol=1e-12, max_iter=100_000).fit(X, y)
+        scale = max(np.abs(ref.coef_).max(), 1e-12)
+        np.testing.assert_allclose(coefs[k], ref.coef_, rtol=0, atol=1e-6 * scale)

@@ -6,8 +6,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._compat import Interval
-from ..objectives import L1Penalty, LinearModelObjective, SquaredLoss
-from ._lasso import VANLassoRegressor
+from .._data import column_statistics, weighted_column_squares
+from ..objectives import L1Penalty, LinearModelObjective, QuadraticObjective, SquaredLoss
+from ..objectives._linear import jacobi_scale_from
+from ._base import GRAM
+from ._lasso import VANLassoRegressor, _Problem
 
 
 class VANElasticNet(VANLassoRegressor):
@@ -166,16 +169,60 @@ class VANElasticNet(VANLassoRegressor):
             strength[-1] = 0.0
         return LinearModelObjective(Xd, y, SquaredLoss(), weights, L1Penalty(strength))
 
+    def _problem(self, X, y, sample_weight, gram=None):
+        """:class:`VANLassoRegressor`'s problem on ``[X; r I]``, its least squares
+        from ``[X, 1]^T W [X, 1]`` (``gram``, with the columns' statistics, formed
+        once per path: :meth:`_at_alpha`) plus the ridge rows' ``r^2 I``; the rows
+        themselves are built only where VAN needs them. The Gram forms work
+        through the rows: there the problem is built again."""
+        if self.covariance_ in GRAM:
+            return super()._problem(X, y, sample_weight)
+        if gram is None:
+            design = self._design(X)
+            top, squares = column_statistics(design, sample_weight)
+            gram = (QuadraticObjective.from_data(design, y, sample_weight), top, squares)
+        raw, top, squares = gram
+        n_features = X.shape[1]
+        ridge = self._ridge(sample_weight)
+
+        def build():
+            full = self._objective(X, y, sample_weight)
+            return full, full.reparametrised(column_scale)
+
+        # The column statistics of [X; r I] with weights [w, 1]: the ridge rows add
+        # r^2 to each feature's weighted squares and sqrt(r) to its largest entry.
+        top = top.copy()
+        top[:n_features] = np.maximum(top[:n_features], np.sqrt(ridge))
+        squares = squares.copy()
+        squares[:n_features] += ridge
+        total = float(np.sum(sample_weight)) + n_features
+        column_scale = jacobi_scale_from(
+            total, top,
+            lambda norm: squares if norm is None else weighted_column_squares(
+                self._objective(X, y, sample_weight).X,
+                np.concatenate([sample_weight, np.ones(n_features)]), norm),
+            0.0, X.shape[0] + n_features)
+        G = raw.G.copy()
+        G[np.arange(n_features), np.arange(n_features)] += ridge
+        strength = np.full(raw.n_params, self.alpha * self.l1_ratio * float(np.sum(sample_weight)))
+        if self.fit_intercept:
+            strength[-1] = 0.0
+        least_squares = QuadraticObjective(
+            G / np.outer(column_scale, column_scale), raw.b / column_scale, raw.c,
+            L1Penalty(strength).reparametrised(column_scale))
+        return _Problem(column_scale, least_squares, X.shape[0] + n_features, build=build,
+                        gram=gram)
+
     def _ridge_rss(self, theta, column_scale, sample_weight):
         """``r^2 ||w||^2``: the ridge rows' share of the least-squares value."""
         w = (theta / column_scale)[: self.n_features_in_]
         return self._ridge(sample_weight) * float(w @ w)
 
     def _at_alpha(self, problem, alpha, X, y, sample_weight):
-        """The problem at another ``alpha``: the ridge rows change with it, so it is
-        built again (``X^T X`` is formed per alpha on an elastic-net path)."""
+        """The problem at another ``alpha``: the ridge changes with it, so it is
+        built again, from ``X^T W X`` formed once (:meth:`_problem`)."""
         self.alpha = alpha
-        return self._problem(X, y, sample_weight)
+        return self._problem(X, y, sample_weight, problem.gram)
 
     @property
     def partial_fit(self):
