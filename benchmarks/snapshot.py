@@ -18,9 +18,11 @@ from sklearn.datasets import (load_breast_cancer, load_diabetes, load_digits, lo
                               make_regression)
 from sklearn.preprocessing import StandardScaler
 
-from skvan import ActiveVANClassifier, VANLassoRegressor, VANLogisticRegression, minimize
+from skvan import (ActiveVANClassifier, VANElasticNet, VANElasticNetCV, VANLassoCV,
+                   VANLassoRegressor, VANLogisticRegression, minimize)
 
-ATTRIBUTES = ("coef_", "intercept_", "sigma_", "precision_", "n_iter_", "noise_variance_")
+ATTRIBUTES = ("coef_", "intercept_", "sigma_", "precision_", "n_iter_", "noise_variance_",
+              "alpha_", "l1_ratio_", "mse_path_")
 
 
 def _data():
@@ -37,6 +39,8 @@ def _data():
         "wine": (StandardScaler().fit_transform(Xw), yw),
         "diabetes": (StandardScaler().fit_transform(Xr), yr),
         "regression": (Xs, ys),
+        # Columns spread over 12 decades: the fits rescale them.
+        "spread": (Xs[:, :40] * np.logspace(-6, 6, 40), ys),
     }
 
 
@@ -67,6 +71,13 @@ def _configurations():
         ("lasso-mc", "diabetes", lasso(alpha=1.0, expectation="mc", random_state=0)),
         ("lasso-vi", "diabetes", lasso(alpha=1.0, objective="vi")),
         ("lasso-svan", "diabetes", lasso(alpha=1.0, batch_size=32, random_state=0, max_iter=200)),
+        ("enet-default", "diabetes", VANElasticNet()),
+        ("enet-vi", "regression", VANElasticNet(objective="vi")),
+        ("enet-positive", "spread", VANElasticNet(positive=True)),
+        ("enet-l1", "spread", VANElasticNet(alpha=0.01, l1_ratio=0.9)),
+        ("enet-diag", "regression", VANElasticNet(covariance="diag")),
+        ("enet-cv", "spread", VANElasticNetCV(l1_ratio=[0.3, 0.8], alphas=20, cv=3)),
+        ("lasso-cv", "regression", VANLassoCV(alphas=30, cv=3)),
         ("active", "bc", ActiveVANClassifier(random_state=0, max_iter=20)),
         ("active-bald", "bc", ActiveVANClassifier(query_strategy="bald", random_state=0, max_iter=10)),
     ]
