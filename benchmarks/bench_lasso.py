@@ -25,7 +25,12 @@ Two measures (issue 3; the paper's Figure 2a-b):
    against cold fits at every alpha. ``--enet-path``: the same comparison for
    VANElasticNetCV against ElasticNetCV (``l1_ratio=0.5``).
 
-4. ``--speed``: measure 2 alone over every regression set that ships with
+4. ``--checks``: the certificate's work, KKT checks (solves on a support), in
+   each order of its two readings of ``q`` (``LassoCertificate.reading_order``),
+   with the iterations and corrections, over the first five ``--speed`` sets at
+   five alphas.
+
+5. ``--speed``: measure 2 alone over every regression set that ships with
    scikit-learn (diabetes, linnerud's first target) and generated ones up to
    1e6 rows, at ``alpha = 0.1`` and ``0.01`` of the smallest alpha that zeroes every
    coefficient (issue 14).
@@ -33,6 +38,7 @@ Two measures (issue 3; the paper's Figure 2a-b):
 Run: python benchmarks/bench_lasso.py [--quick] [--plot FILE]
      python benchmarks/bench_lasso.py --speed [--quick] [--repeats 7]
      python benchmarks/bench_lasso.py --growth   (the choice of beta_growth="auto")
+     python benchmarks/bench_lasso.py --checks
      python benchmarks/bench_lasso.py --path [--repeats 3]
      python benchmarks/bench_lasso.py --enet-path [--repeats 3]
 """
@@ -285,6 +291,38 @@ def path_comparison(repeats):
               f"   {int(np.sum(warm))} / {int(cold)}")
 
 
+def certificate_checks():
+    """KKT checks, iterations and corrections of VANLassoRegressor (defaults) in
+    each order of the certificate's readings."""
+    from skvan.objectives import LassoCertificate
+    from skvan.objectives._sparse import _KKTCheck
+
+    check, counted = _KKTCheck.__call__, []
+
+    def counting(self, *args):
+        counted.append(1)
+        return check(self, *args)
+
+    default = LassoCertificate.reading_order
+    problems = [(X, y) for _, X, y in speed_datasets(True)][:5]
+    print("The certificate's readings: totals over 5 sets x 5 alphas (0.3 to 0.001 alpha_max)\n")
+    print(f"{'order':<22}{'KKT checks':>11}{'iterations':>11}{'corrections':>12}")
+    _KKTCheck.__call__ = counting
+    try:
+        for order in (default, default[::-1]):
+            LassoCertificate.reading_order = order
+            counted.clear()
+            iters = corrections = 0
+            for X, y in problems:
+                alpha_max = np.max(np.abs((X - X.mean(0)).T @ (y - y.mean()))) / len(y)
+                for fraction in (0.3, 0.1, 0.03, 0.01, 0.001):
+                    van = VANLassoRegressor(alpha=fraction * alpha_max).fit(X, y)
+                    iters, corrections = iters + van.n_iter_, corrections + van.n_corrections_
+            print(f"{' then '.join(order):<22}{len(counted):>11}{iters:>11}{corrections:>12}")
+    finally:
+        _KKTCheck.__call__, LassoCertificate.reading_order = check, default
+
+
 def enet_path_comparison(repeats, l1_ratio=0.5):
     """VANElasticNetCV vs ElasticNetCV (100 alphas, 5 folds, one l1_ratio)."""
     from sklearn.linear_model import ElasticNetCV
@@ -320,6 +358,8 @@ def main():
     parser.add_argument("--growth", action="store_true",
                         help="only compare beta_growth values over 15 problems")
     parser.add_argument("--path", action="store_true", help="only VANLassoCV against LassoCV")
+    parser.add_argument("--checks", action="store_true",
+                        help="only the certificate's KKT checks in each order of its readings")
     parser.add_argument("--enet-path", action="store_true",
                         help="only VANElasticNetCV against ElasticNetCV")
     parser.add_argument("--speed", action="store_true",
@@ -334,6 +374,8 @@ def main():
         return path_comparison(args.repeats)
     if args.enet_path:
         return enet_path_comparison(args.repeats)
+    if args.checks:
+        return certificate_checks()
 
     curves, rows = {}, []
     for name, X, y, alpha in datasets(args.quick):

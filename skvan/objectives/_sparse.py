@@ -752,6 +752,12 @@ class LassoCertificate:
         Iterations allowed after the mean converged.
     """
 
+    #: The order of the two readings of ``q`` (:meth:`__call__`): its mean as it
+    #: is, then moved towards 0 by the distance left. Both orders certify at the
+    #: same iterations; this one makes fewer KKT checks (``python
+    #: benchmarks/bench_lasso.py --checks``: 207 against 265 over 25 fits).
+    reading_order = ("as_is", "margin")
+
     def __init__(self, quadratic, mean_test, wait=SUPPORT_WAIT):
         self.quadratic = quadratic
         self.mean_test = mean_test
@@ -774,12 +780,15 @@ class LassoCertificate:
     def __call__(self, solver):
         """Whether the support of ``solver.family`` is certified (or the wait is over).
 
-        Two readings of ``q`` are checked: with the mean moved towards 0 by the
-        distance it may still travel (conservative), then as it is. Either passing
-        the KKT check is a certificate, so the second cannot change the solution;
-        it ends fits sooner whose mean is still settling when ``q`` already has the
-        support (a correlated 2,000 x 30 Lasso: 18 -> 4 iterations,
-        ``tests/test_lasso.py::test_the_certificate_also_reads_q_without_its_distance_margin``).
+        Two readings of ``q`` are checked: as it is, then with the mean moved
+        towards 0 by the distance it may still travel (conservative). Either
+        passing the KKT check is a certificate, so neither can change the
+        solution, and the iterations at which a fit is certified do not depend on
+        their order. Reading ``q`` as it is ends fits sooner whose mean is still
+        settling when ``q`` already has the support (a correlated 2,000 x 30
+        Lasso: 18 -> 4 iterations,
+        ``tests/test_lasso.py::test_the_certificate_also_reads_q_without_its_distance_margin``);
+        first, it passes with fewer corrections (:attr:`reading_order`).
         """
         mean_converged = self.mean_test(solver)
         with _one_blas_thread(solver.family.n_params):
@@ -794,7 +803,8 @@ class LassoCertificate:
         """Whether one of the two readings of ``q`` (:meth:`__call__`) passes."""
         var = family.marginal_variance()
         signs = np.sign(family.mean)
-        for slack in dict.fromkeys((self.distance, 0.0)):
+        slacks = {"as_is": 0.0, "margin": self.distance}
+        for slack in dict.fromkeys(slacks[reading] for reading in self.reading_order):
             support = support_from_q(family.mean, var, self._check.strength, slack=slack)
             # A support and signs that failed the check fail it again (the check
             # depends on nothing else).
