@@ -236,3 +236,24 @@ def test_path_forms_x_t_x_once_and_builds_the_rows_only_for_van(monkeypatch, spr
         ref = ElasticNet(alpha=alpha, l1_ratio=0.7, tol=1e-12, max_iter=100_000).fit(X, y)
         scale = max(np.abs(ref.coef_).max(), 1e-12)
         np.testing.assert_allclose(coefs[k], ref.coef_, rtol=0, atol=1e-6 * scale)
+
+
+def test_a_problems_rows_are_built_at_its_own_alpha():
+    """A path's problem builds its rows on first use, after the estimator has
+    moved on to other alphas: they are still that problem's (the same least
+    squares as its X^T W X form)."""
+    X, y = load_diabetes(return_X_y=True)
+    est = VANElasticNet(alpha=0.5, l1_ratio=0.3)
+    est.n_features_in_ = X.shape[1]
+    est._check_solver_params()
+    est._resolve_covariance(X)
+    w = np.ones(len(y))
+    problem = est._problem(X, y, w)
+    est.alpha = 0.05
+    later = est._at_alpha(problem, 0.01, X, y, w)
+    for p, alpha in ((problem, 0.5), (later, 0.01)):
+        rows = p.linear  # built now, with the estimator at 0.01
+        np.testing.assert_allclose(rows.penalty.strength, p.least_squares.penalty.strength)
+        np.testing.assert_array_equal(p.column_scale, 1.0)  # diabetes: not rescaled
+        np.testing.assert_allclose(np.abs(rows.X[len(y):]).max(), np.sqrt(alpha * 0.7 * len(y)),
+                                   rtol=1e-12)

@@ -150,21 +150,25 @@ class VANElasticNet(VANLassoRegressor):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _ridge(self, sample_weight):
-        """``n alpha (1 - l1_ratio)``, the ridge's weight on ``||w||^2 / 2``."""
-        return self.alpha * (1.0 - self.l1_ratio) * float(np.sum(sample_weight))
+    def _ridge(self, sample_weight, alpha=None):
+        """``n alpha (1 - l1_ratio)``, the ridge's weight on ``||w||^2 / 2`` (``alpha``
+        None: ``self.alpha``)."""
+        alpha = self.alpha if alpha is None else alpha
+        return alpha * (1.0 - self.l1_ratio) * float(np.sum(sample_weight))
 
-    def _objective(self, X, y, sample_weight):
+    def _objective(self, X, y, sample_weight, alpha=None):
         """Least squares on ``[X; r I]`` (the intercept column 0 in the extra rows)
-        and ``y`` padded with zeros, with ``n alpha l1_ratio ||w||_1``."""
+        and ``y`` padded with zeros, with ``n alpha l1_ratio ||w||_1`` (``alpha``
+        None: ``self.alpha``)."""
+        alpha = self.alpha if alpha is None else alpha
         Xd = self._design(X)
         n_features = Xd.shape[1] - int(self.fit_intercept)
-        ridge = self._ridge(sample_weight)
+        ridge = self._ridge(sample_weight, alpha)
         rows = np.sqrt(ridge) * np.eye(n_features, Xd.shape[1])
         Xd = sp.vstack([Xd, sp.csr_matrix(rows)], format="csr") if sp.issparse(Xd) else np.vstack([Xd, rows])
         y = np.concatenate([np.asarray(y, dtype=np.float64), np.zeros(n_features)])
         weights = np.concatenate([np.asarray(sample_weight, dtype=np.float64), np.ones(n_features)])
-        strength = np.full(Xd.shape[1], self.alpha * self.l1_ratio * float(np.sum(sample_weight)))
+        strength = np.full(Xd.shape[1], alpha * self.l1_ratio * float(np.sum(sample_weight)))
         if self.fit_intercept:
             strength[-1] = 0.0
         return LinearModelObjective(Xd, y, SquaredLoss(), weights, L1Penalty(strength))
@@ -183,10 +187,11 @@ class VANElasticNet(VANLassoRegressor):
             gram = (QuadraticObjective.from_data(design, y, sample_weight), top, squares)
         raw, top, squares = gram
         n_features = X.shape[1]
+        alpha = self.alpha
         ridge = self._ridge(sample_weight)
 
-        def build():
-            full = self._objective(X, y, sample_weight)
+        def build():  # at this problem's alpha, whatever the estimator's is by then
+            full = self._objective(X, y, sample_weight, alpha)
             return full, full.reparametrised(column_scale)
 
         # The column statistics of [X; r I] with weights [w, 1]: the ridge rows add
@@ -199,12 +204,12 @@ class VANElasticNet(VANLassoRegressor):
         column_scale = jacobi_scale_from(
             total, top,
             lambda norm: squares if norm is None else weighted_column_squares(
-                self._objective(X, y, sample_weight).X,
+                self._objective(X, y, sample_weight, alpha).X,
                 np.concatenate([sample_weight, np.ones(n_features)]), norm),
             0.0, X.shape[0] + n_features)
         G = raw.G.copy()
         G[np.arange(n_features), np.arange(n_features)] += ridge
-        strength = np.full(raw.n_params, self.alpha * self.l1_ratio * float(np.sum(sample_weight)))
+        strength = np.full(raw.n_params, alpha * self.l1_ratio * float(np.sum(sample_weight)))
         if self.fit_intercept:
             strength[-1] = 0.0
         least_squares = QuadraticObjective(
