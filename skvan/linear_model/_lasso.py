@@ -542,14 +542,14 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
 
         ``carry``, a path's converged ``q`` from the previous alpha and that
         alpha's problem (None: a ``q`` whose mean is a start, not a solution), is
-        finished here with no iteration: between two kinks of
-        the path its support and signs pass the KKT check unchanged; at a kink the
-        solution is followed from the previous alpha by homotopy
-        (:func:`kkt_follow`, where the two share the Gram matrix), or else
-        corrected as a converged fit is (:func:`kkt_finish`: a coefficient enters
-        at the worst violation, or leaves when its sign flips). When the check
-        certifies the result it is the exact solution at this alpha and ``q`` is
-        kept with the new mean; otherwise VAN runs from ``start``."""
+        finished here with no iteration: between two kinks of the path its
+        support and signs pass the KKT check unchanged; at a kink the solution is
+        followed from the previous alpha by homotopy (:func:`kkt_follow`, where
+        the two share the Gram matrix), or else corrected as a converged fit is
+        (:func:`kkt_finish`: a coefficient enters at the worst violation, or
+        leaves when its sign flips). When the check certifies the result it is
+        the exact solution at this alpha and ``q`` is kept with the new mean;
+        otherwise VAN runs from ``start``."""
         n_samples = problem.n_samples
         solved, f = self._solved(problem)
         start = None if start is None else start * problem.column_scale
