@@ -25,10 +25,11 @@ Two measures (issue 3; the paper's Figure 2a-b):
    against cold fits at every alpha. ``--enet-path``: the same comparison for
    VANElasticNetCV against ElasticNetCV (``l1_ratio=0.5``).
 
-4. ``--checks``: the certificate's work, KKT checks (solves on a support), in
-   each order of its two readings of ``q`` (``LassoCertificate.reading_order``),
-   with the iterations and corrections, over the first five ``--speed`` sets at
-   five alphas.
+4. ``--checks``: the certificate's work, KKT checks computed (solves on a
+   support), in each order of its two readings of ``q``
+   (``LassoCertificate.reading_order``) and without the checks it keeps
+   (``CHECKS_KEPT``), with the iterations and corrections, over the first five
+   ``--speed`` sets at five alphas.
 
 5. ``--speed``: measure 2 alone over every regression set that ships with
    scikit-learn (diabetes, linnerud's first target) and generated ones up to
@@ -303,14 +304,15 @@ def certificate_checks():
         counted.append(1)
         return check(self, *args)
 
-    default = LassoCertificate.reading_order
+    default, kept = LassoCertificate.reading_order, LassoCertificate._checked
     problems = [(X, y) for _, X, y in speed_datasets(True)][:5]
     print("The certificate's readings: totals over 5 sets x 5 alphas (0.3 to 0.001 alpha_max)\n")
-    print(f"{'order':<22}{'KKT checks':>11}{'iterations':>11}{'corrections':>12}")
+    print(f"{'order':<36}{'KKT checks':>11}{'iterations':>11}{'corrections':>12}")
     _KKTCheck.__call__ = counting
     try:
-        for order in (default, default[::-1]):
+        for order, keep in ((default, True), (default[::-1], True), (default, False)):
             LassoCertificate.reading_order = order
+            LassoCertificate._checked = kept if keep else (lambda self, *a: self._check(*a))
             counted.clear()
             iters = corrections = 0
             for X, y in problems:
@@ -318,9 +320,11 @@ def certificate_checks():
                 for fraction in (0.3, 0.1, 0.03, 0.01, 0.001):
                     van = VANLassoRegressor(alpha=fraction * alpha_max).fit(X, y)
                     iters, corrections = iters + van.n_iter_, corrections + van.n_corrections_
-            print(f"{' then '.join(order):<22}{len(counted):>11}{iters:>11}{corrections:>12}")
+            name = " then ".join(order) + ("" if keep else ", no checks kept")
+            print(f"{name:<36}{len(counted):>11}{iters:>11}{corrections:>12}")
     finally:
         _KKTCheck.__call__, LassoCertificate.reading_order = check, default
+        LassoCertificate._checked = kept
 
 
 def enet_path_comparison(repeats, l1_ratio=0.5):

@@ -608,3 +608,35 @@ def test_finish_returns_what_the_certificate_certified(monkeypatch):
         assert ok and ref_ok and n_checks == 0
         np.testing.assert_array_equal(coef, ref)
         assert n_corrections == ref_corrections
+
+
+def test_the_certificates_kept_checks_change_nothing_but_their_count(monkeypatch):
+    """The certificate keeps its run's recent KKT checks (a reading often lands on
+    a support an earlier reading's corrections went through): the same fits,
+    fewer checks computed."""
+    from skvan.objectives import LassoCertificate
+    from skvan.objectives._sparse import _KKTCheck
+
+    X, y = load_diabetes(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    computed, check = [], _KKTCheck.__call__
+
+    def counted(self, *args):
+        computed.append(1)
+        return check(self, *args)
+
+    def fits():
+        computed.clear()
+        models = [VANLassoRegressor(alpha=a).fit(X, y) for a in (0.03, 0.3, 1.0, 3.0)]
+        return models, len(computed)
+
+    monkeypatch.setattr(_KKTCheck, "__call__", counted)
+    kept, n_kept = fits()
+    monkeypatch.setattr(LassoCertificate, "_checked", lambda self, *a: self._check(*a))
+    every, n_every = fits()
+    assert n_kept < n_every
+    for a, b in zip(kept, every):
+        # A check computed again may solve through another factor of the same
+        # support (bordered or new): round-off apart.
+        np.testing.assert_allclose(a.coef_, b.coef_, rtol=0, atol=1e-12 * np.abs(b.coef_).max())
+        assert (a.n_iter_, a.n_corrections_) == (b.n_iter_, b.n_corrections_)
