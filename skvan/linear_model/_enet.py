@@ -212,9 +212,12 @@ class VANElasticNet(VANLassoRegressor):
         strength = np.full(raw.n_params, alpha * self.l1_ratio * float(np.sum(sample_weight)))
         if self.fit_intercept:
             strength[-1] = 0.0
-        least_squares = QuadraticObjective(
-            G / np.outer(column_scale, column_scale), raw.b / column_scale, raw.c,
-            L1Penalty(strength).reparametrised(column_scale))
+        penalty = L1Penalty(strength).reparametrised(column_scale)
+        if np.all(column_scale == 1.0):  # the usual case: no p^2 division
+            least_squares = QuadraticObjective(G, raw.b, raw.c, penalty)
+        else:
+            least_squares = QuadraticObjective(G / np.outer(column_scale, column_scale),
+                                               raw.b / column_scale, raw.c, penalty)
         return _Problem(column_scale, least_squares, X.shape[0] + n_features, build=build,
                         gram=gram)
 
