@@ -201,3 +201,32 @@ def test_penalty_copies_share_the_kkt_checks_smooth_part(rng):
         np.testing.assert_array_equal(coef, kkt_finish(fresh, zeros, zeros)[0])
     assert all(c.smooth_cache() is base.smooth_cache() for c in copies)
     np.testing.assert_array_equal(base.smooth_cache()["kkt_rhs"], base.b)
+
+
+def test_kkt_follow_stops_at_its_event_budget_and_on_a_singular_support():
+    """With no events allowed, a kink is not crossed: kkt_follow says so and
+    returns values for kkt_finish to start from; with two equal columns in the
+    support with opposite signs the equations have no solution, and it hands
+    over at once (the path then corrects the support or runs VAN)."""
+    from skvan.objectives import L1Penalty, QuadraticObjective, kkt_finish, kkt_follow
+
+    X, y = PROBLEMS["correlated p > n"]
+    X, y = X - X.mean(axis=0), y - y.mean()
+    n, p = X.shape
+    alphas, coefs, _ = van_lasso_path(X, y, n_alphas=8)
+    base = QuadraticObjective.from_data(X, y)
+    before, after = (base.with_penalty(L1Penalty(np.full(p, n * a))) for a in alphas[3:5])
+    coef, n_events, ok = kkt_follow(before, after, coefs[:, 3], max_events=0)
+    assert not ok and n_events == 0 and coef.shape == (p,)
+    finished, _, ok = kkt_finish(after, coef, np.zeros(p))
+    assert ok
+    np.testing.assert_allclose(finished, coefs[:, 4], rtol=0, atol=1e-8 * np.abs(coefs).max())
+
+    twice = np.column_stack([X, X[:, :1]])  # column 0 twice
+    quad = QuadraticObjective.from_data(twice, y)
+    start = np.zeros(p + 1)
+    start[[0, p]] = 1.0, -1.0  # both copies in the support, with opposite signs
+    lam = np.full(p + 1, n * alphas[2])
+    coef, n_events, ok = kkt_follow(quad.with_penalty(L1Penalty(2 * lam)),
+                                    quad.with_penalty(L1Penalty(lam)), start)
+    assert not ok and n_events == 0
