@@ -494,6 +494,22 @@ def kkt_follow(before, after, coef, rtol=1e-9, max_events=None):
     selection in least squares problems", IMA Journal of Numerical Analysis, 2000.
     B. Efron, T. Hastie, I. Johnstone and R. Tibshirani, "Least angle
     regression", Annals of Statistics, 2004.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_diabetes
+    >>> from skvan.objectives import L1Penalty, QuadraticObjective, kkt_follow
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> X, y = X - X.mean(axis=0), y - y.mean()
+    >>> lasso = QuadraticObjective.from_data(X, y)
+    >>> float(np.max(np.abs(X.T @ y))) < 1000.0  # at 1000 every coefficient is 0
+    True
+    >>> before = lasso.with_penalty(L1Penalty(np.full(10, 1000.0)))
+    >>> after = lasso.with_penalty(L1Penalty(np.full(10, 200.0)))
+    >>> coef, n_events, ok = kkt_follow(before, after, np.zeros(10))
+    >>> ok, n_events, int(np.count_nonzero(coef))  # four coefficients entered
+    (True, 4, 4)
     """
     with _one_blas_thread(len(coef)):
         check = _KKTCheck(after, rtol)
