@@ -230,3 +230,32 @@ def test_kkt_follow_stops_at_its_event_budget_and_on_a_singular_support():
     coef, n_events, ok = kkt_follow(quad.with_penalty(L1Penalty(2 * lam)),
                                     quad.with_penalty(L1Penalty(lam)), start)
     assert not ok and n_events == 0
+
+
+@pytest.mark.parametrize("positive", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_cv_grids_are_scikit_learns_to_the_last_bit(positive, weighted, sparse):
+    """The automatic grids equal LassoCV's and ElasticNetCV's bit for bit, also
+    with positive=True where the largest correlation is negative (there the
+    constrained alpha_max is that of the largest positive one, not of the
+    largest in size), with sample weights, and on sparse X."""
+    import scipy.sparse as sp
+    from sklearn.linear_model import ElasticNetCV
+
+    from skvan import VANElasticNetCV
+
+    X, y = load_diabetes(return_X_y=True)
+    y = -y  # the largest |x_j^T y| comes from a negative correlation
+    X = sp.csr_matrix(X) if sparse else X
+    w = np.random.default_rng(0).uniform(0.5, 2.0, len(y)) if weighted else None
+    ours = VANLassoCV(positive=positive, alphas=8, cv=3).fit(X, y, sample_weight=w)
+    ref = LassoCV(positive=positive, alphas=8, cv=3).fit(X, y, sample_weight=w)
+    np.testing.assert_array_equal(ours.alphas_, ref.alphas_)
+    ours = VANElasticNetCV(l1_ratio=[0.3, 0.8], positive=positive, alphas=8, cv=3)
+    ref = ElasticNetCV(l1_ratio=[0.3, 0.8], positive=positive, alphas=8, cv=3)
+    np.testing.assert_array_equal(ours.fit(X, y, sample_weight=w).alphas_,
+                                  ref.fit(X, y, sample_weight=w).alphas_)
+    if positive:
+        centred = np.asarray(X.T @ (y - y.mean() if w is None else y - np.average(y, weights=w)))
+        assert centred.max() < np.abs(centred).max()  # the case that mattered

@@ -5,11 +5,13 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
+from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import _check_sample_weight
 
 from .._compat import Interval, _fit_context, validate_data, validate_params
@@ -20,12 +22,30 @@ from ._enet import VANElasticNet
 from ._lasso import VANLassoRegressor, _check_single_target
 
 
-def _alpha_grid(X, y, eps, n_alphas, sample_weight=None):
-    """scikit-learn's grid: ``n_alphas`` values log-spaced from ``alpha_max =
-    max_j |x_j^T W y| / sum(w)`` (the smallest alpha with all coefficients zero, on
-    the data as given) down to ``eps * alpha_max``."""
-    w = np.ones(X.shape[0]) if sample_weight is None else sample_weight
-    alpha_max = float(np.max(np.abs(np.asarray(tdot(X, w * y)).ravel()))) / float(np.sum(w))
+def _alpha_grid(X, y, eps, n_alphas, sample_weight=None, l1_ratio=1.0, fit_intercept=False,
+                positive=False):
+    """scikit-learn's grid (``sklearn.linear_model._coordinate_descent._alpha_grid``,
+    the same arithmetic, so that the alphas are equal to the last bit): ``n_alphas``
+    values log-spaced from ``alpha_max``, the smallest alpha with every coefficient
+    zero, down to ``eps * alpha_max``. ``alpha_max = max_j |c_j| / (n l1_ratio)``
+    for the correlations ``c = X^T W y`` (with an intercept, of centred data:
+    ``X^T W (y - ybar) - xbar sum(W (y - ybar))``), ``n`` the total weight; with
+    ``positive`` only positive correlations count, ``max(0, max_j c_j)``.
+    ``sample_weight`` None is unit weights, as in scikit-learn (whose arithmetic
+    then differs in the last bits from explicit ones)."""
+    if fit_intercept:
+        y = y - np.average(y, weights=sample_weight)
+        mean = (mean_variance_axis(X, axis=0, weights=sample_weight)[0] if sp.issparse(X)
+                else np.average(X, axis=0, weights=sample_weight))
+    yw = y if sample_weight is None else y * sample_weight
+    correlation = np.asarray(X.T @ yw).ravel()
+    if fit_intercept:
+        correlation = correlation - mean * np.sum(yw)
+    n_samples = X.shape[0] if sample_weight is None else sample_weight.sum()
+    if positive:
+        alpha_max = max(0.0, float(np.max(correlation))) / (n_samples * l1_ratio)
+    else:
+        alpha_max = float(np.sqrt(np.max(correlation**2))) / (n_samples * l1_ratio)
     if alpha_max <= np.finfo(np.float64).resolution:
         return np.full(n_alphas, np.finfo(np.float64).resolution)
     return np.geomspace(alpha_max, alpha_max * eps, num=n_alphas)
@@ -209,7 +229,8 @@ def _van_path(caller, Estimator, X, y, eps, n_alphas, alphas, return_n_iter, ret
     if alphas is None:
         if l1_ratio <= 0:
             raise ValueError("The automatic alpha grid needs l1_ratio > 0; pass the alphas.")
-        alphas = _alpha_grid(X, y / l1_ratio, eps, n_alphas)
+        alphas = _alpha_grid(X, y, eps, n_alphas, l1_ratio=l1_ratio,
+                             positive=getattr(estimator, "positive", False))
     alphas = np.sort(np.asarray(alphas, dtype=np.float64).ravel())[::-1]
     if alphas.size == 0 or np.any(~np.isfinite(alphas)) or np.any(alphas <= 0):
         raise ValueError("alphas must be finite and positive.")
@@ -481,7 +502,7 @@ class VANLassoCV(VANLassoRegressor):
 
     def _grid(self, X, y, sample_weight, l1_ratio):
         """The alphas: ``alphas`` itself, or scikit-learn's grid of that many down
-        from ``max_j |x_j^T W (y - ybar)| / (n l1_ratio)``."""
+        from ``max_j |x_j^T W (y - ybar)| / (n l1_ratio)`` (:func:`_alpha_grid`)."""
         if not isinstance(self.alphas, Integral):
             alphas = np.sort(np.asarray(self.alphas, dtype=np.float64).ravel())[::-1]
             if alphas.size == 0 or np.any(~(alphas > 0)) or np.any(~np.isfinite(alphas)):
@@ -489,10 +510,8 @@ class VANLassoCV(VANLassoRegressor):
             return alphas
         if l1_ratio <= 0:
             raise ValueError("The automatic alpha grid needs l1_ratio > 0; pass the alphas.")
-        # With an intercept the grid is that of the centred problem; X^T W (y - ybar)
-        # equals it without centring X (the weighted residuals sum to zero).
-        centred = y - np.average(y, weights=sample_weight) if self.fit_intercept else y
-        return _alpha_grid(X, centred / l1_ratio, self.eps, self.alphas, sample_weight)
+        return _alpha_grid(X, y, self.eps, self.alphas, sample_weight, l1_ratio,
+                           self.fit_intercept, self.positive)
 
     def _set_grid_attributes(self, alphas, mse_paths, l1_ratio):
         """``alphas_`` and ``mse_path_`` for the one L1 share searched."""
@@ -519,12 +538,13 @@ class VANLassoCV(VANLassoRegressor):
         _check_single_target(self, y)
         X, y = validate_data(self, X, y, **CHECK_X, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
+        given = sample_weight  # None: the grid's arithmetic is scikit-learn's unweighted one
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         folds = list(check_cv(self.cv).split(X, y))
         ratios = self._l1_ratios()
         grids, paths = [], []
         for l1_ratio in ratios:
-            grids.append(self._grid(X, y, sample_weight, l1_ratio))
+            grids.append(self._grid(X, y, None if given is None else sample_weight, l1_ratio))
             base = self._base(l1_ratio)
             with warnings.catch_warnings():
                 # a fold's path warns per alpha; the refit below warns for the model kept
