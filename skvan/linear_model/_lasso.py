@@ -121,18 +121,11 @@ class _Problem:
         return self._built()[1]
 
     def with_penalty(self, penalty):
-        """The problem with ``penalty`` (over ``column_scale * theta``) instead."""
-        if self._design is None:
-            build = self._build
-
-            def rebuilt():
-                design, linear = build()
-                return design, linear.with_penalty(penalty)
-            return _Problem(self.column_scale, self.least_squares.with_penalty(penalty),
-                            self.n_samples, build=rebuilt, gram=self.gram)
+        """The problem with ``penalty`` (over ``column_scale * theta``) instead (the
+        Lasso's path; an elastic-net path builds each alpha's problem anew)."""
+        design, linear = self._built()
         return _Problem(self.column_scale, self.least_squares.with_penalty(penalty),
-                        self.n_samples, self._design, self._linear.with_penalty(penalty),
-                        gram=self.gram)
+                        self.n_samples, design, linear.with_penalty(penalty), gram=self.gram)
 
 
 class VANLassoRegressor(RegressorMixin, VANLinearModel):
@@ -649,7 +642,8 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             if runs:
                 # q has converged on the previous set: its support, with the new
                 # columns at 0, is finished here as a converged fit is (corrections
-                # enter the violators one by one); VAN runs again only if that fails.
+                # enter the violators within WORKING_SET_ENTER of the worst at once);
+                # VAN runs again only if that fails.
                 coef, n_corrections, ok = kkt_finish(solved, mean, np.zeros_like(mean),
                                                      max_corrections=self._carry_corrections,
                                                      enter=WORKING_SET_ENTER)
