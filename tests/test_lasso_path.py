@@ -259,3 +259,83 @@ def test_cv_grids_are_scikit_learns_to_the_last_bit(positive, weighted, sparse):
     if positive:
         centred = np.asarray(X.T @ (y - y.mean() if w is None else y - np.average(y, weights=w)))
         assert centred.max() < np.abs(centred).max()  # the case that mattered
+
+
+def _objectives_at(X, y, alphas, positive=False):
+    """The Lasso's objectives (``1/2 ||y - X w||^2 + n alpha ||w||_1``) at ``alphas``."""
+    from skvan.objectives import L1Penalty, QuadraticObjective, nonnegative
+
+    n, p = X.shape
+    base = QuadraticObjective.from_data(X, y)
+    objectives = [base.with_penalty(L1Penalty(np.full(p, n * a))) for a in alphas]
+    return [nonnegative(o) for o in objectives] if positive else objectives
+
+
+@pytest.mark.parametrize("positive", [False, True])
+@pytest.mark.parametrize("name", list(PROBLEMS))
+def test_kkt_path_reads_every_alpha_off_one_homotopy(name, positive):
+    """One homotopy from alpha_max to the grid's end gives lasso_path's
+    coefficients at every alpha between (read off its linear pieces), with one
+    KKT check per kink (plus the start's) rather than one per alpha as well."""
+    import skvan.objectives._sparse as sparse
+    from skvan.objectives import kkt_path
+
+    X, y = PROBLEMS[name]
+    X, y = X - X.mean(axis=0), y - y.mean()
+    alphas = van_lasso_path(X, y, n_alphas=60, positive=positive)[0]
+    _, ref, _ = lasso_path(X, y, alphas=alphas, tol=1e-12, max_iter=1_000_000, positive=positive)
+    start, end = _objectives_at(X, y, alphas[[0, -1]], positive)
+    at = (alphas[0] - alphas) / (alphas[0] - alphas[-1])
+    calls = []
+    check = sparse._KKTCheck.__call__
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sparse._KKTCheck, "__call__", lambda *a: calls.append(1) or check(*a))
+        coefs, n_reached, n_events = kkt_path(start, end, np.zeros(X.shape[1]), at)
+    assert n_reached == len(alphas) and len(calls) == n_events + 1
+    np.testing.assert_allclose(coefs.T, ref, rtol=0, atol=1e-6 * np.abs(ref).max())
+    np.testing.assert_array_equal(coefs.T != 0, np.abs(ref) > 1e-10 * np.abs(ref).max())
+    kinks = np.any(np.sign(coefs[1:]) != np.sign(coefs[:-1]), axis=1).sum()
+    assert kinks >= 4 and n_events >= kinks
+
+
+def test_kkt_path_points_are_checked():
+    """A point the homotopy's pieces got wrong is caught by the check of the
+    points (here one moved off the path by 1e-4 of a coefficient, and one with a
+    coefficient set to 0): the points reached end before it."""
+    from skvan.objectives import kkt_path
+    from skvan.objectives._sparse import _KKTCheck, _points_passing
+
+    X, y = PROBLEMS["diabetes"]
+    X, y = X - X.mean(axis=0), y - y.mean()
+    alphas = van_lasso_path(X, y, n_alphas=30)[0]
+    start, end = _objectives_at(X, y, alphas[[0, -1]])
+    at = (alphas[0] - alphas) / (alphas[0] - alphas[-1])
+    coefs, n_reached, _ = kkt_path(start, end, np.zeros(X.shape[1]), at)
+    check = _KKTCheck(end)
+    assert n_reached == 30 and _points_passing(check, start, coefs, at) == 30
+    moved = coefs.copy()
+    moved[20, np.argmax(np.abs(moved[20]))] *= 1 + 1e-4
+    assert _points_passing(check, start, moved, at) == 20
+    dropped = coefs.copy()
+    dropped[25, np.flatnonzero(dropped[25])[0]] = 0.0
+    assert _points_passing(check, start, dropped, at) == 25
+
+
+def test_homotopy_follows_a_sign_change():
+    """On diabetes one coefficient leaves the path and comes back with the other
+    sign below 0.006 alpha_max: the homotopy blocks only the bound it left at,
+    so it re-enters at the other (at c449388 it was blocked until the next
+    event, and kkt_follow from alpha_max to 0.001 alpha_max handed over)."""
+    from skvan.objectives import kkt_follow
+
+    X, y = PROBLEMS["diabetes"]
+    X, y = X - X.mean(axis=0), y - y.mean()
+    alphas = van_lasso_path(X, y, n_alphas=100, eps=1e-3)[0]
+    _, ref, _ = lasso_path(X, y, alphas=alphas, tol=1e-12, max_iter=1_000_000)
+    flips = np.flatnonzero(np.any((ref[:, 1:] * ref[:, :-1] < 0)
+                                  | ((ref[:, 1:] == 0) & (ref[:, :-1] != 0)), axis=1))
+    assert flips.size  # a coefficient leaves on the way
+    start, end = _objectives_at(X, y, alphas[[0, -1]])
+    coef, n_events, ok = kkt_follow(start, end, np.zeros(X.shape[1]), max_events=100)
+    assert ok and n_events > X.shape[1]  # more events than coefficients: one left
+    np.testing.assert_allclose(coef, ref[:, -1], rtol=0, atol=1e-8 * np.abs(ref).max())

@@ -232,6 +232,11 @@ class VANElasticNet(VANLassoRegressor):
         self.alpha = alpha
         return self._problem(X, y, sample_weight, problem.gram)
 
+    def _follow_path(self, problem, coef, alphas, X, y, sample_weight):
+        """None followed: the ridge changes with alpha, so the path is not
+        piecewise linear (each alpha is finished from the previous one's)."""
+        return np.empty((0, coef.size)), problem
+
     @property
     def partial_fit(self):
         """Not available (Notes)."""

@@ -24,6 +24,7 @@ from ..objectives import (
     kkt_excess,
     kkt_finish,
     kkt_follow,
+    kkt_path,
     nonnegative,
 )
 from ..objectives._linear import check_predictors
@@ -528,6 +529,37 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         (that, or the rows' objective where expectations or batches need rows)."""
         solved = self._constrained(problem.least_squares, problem.n_samples)
         return solved, solved if self._full_batch_exact(problem.n_samples) else problem.linear
+
+    def _follow_path(self, problem, coef, alphas, X, y, sample_weight):
+        """The solutions at ``alphas`` (decreasing, below ``self.alpha``) from
+        ``coef``, ``problem``'s certified solution, by one homotopy
+        (:func:`~skvan.objectives.kkt_path`): ``(coefs, problem)``, the solutions
+        of the alphas reached, in order, and the problem at the last of them
+        (``problem`` if none); ``self.alpha`` is that alpha.
+
+        The Lasso's objective is affine in alpha (its L1 strengths are ``alpha``
+        times fixed weights; with ``positive`` its linear term does not change):
+        the objective at each alpha is the homotopy's at ``t = (alpha0 - alpha)
+        / (alpha0 - alpha1)``, and only the kinks between cost a KKT check."""
+        alpha0, none = self.alpha, (np.empty((0, coef.size)), problem)
+        alphas = np.asarray(alphas, dtype=np.float64)
+        if (not alphas.size or not self._full_batch_exact(problem.n_samples)
+                or np.any(np.diff(alphas) > 0) or not alphas[-1] < alpha0):
+            return none
+        end = self._at_alpha(problem, float(alphas[-1]), X, y, sample_weight)
+        before, after = self._solved(problem)[0], self._solved(end)[0]
+        reached = 0
+        if before.support_systems() is after.support_systems():
+            at = np.clip((alpha0 - alphas) / (alpha0 - alphas[-1]), 0.0, 1.0)
+            budget = self._carry_corrections  # per alpha
+            coefs, reached, _ = kkt_path(before, after, coef, at,
+                                         max_events=None if budget is None else budget * at.size)
+        if reached == alphas.size:
+            return coefs, end
+        self.alpha = alpha0
+        if not reached:
+            return none
+        return coefs[:reached], self._at_alpha(problem, float(alphas[reached - 1]), X, y, sample_weight)
 
     def _solve_problem(self, problem, start, rng, carry=None):
         """The VO ``q`` of ``problem``, its mean the certified solution; sets

@@ -1,6 +1,7 @@
 """The Lasso along a grid of alphas (``van_lasso_path``) and its cross-validation
 (``VANLassoCV``), with ``q`` at one alpha starting the next."""
 
+import contextlib
 import warnings
 from numbers import Integral, Real
 
@@ -16,6 +17,7 @@ from sklearn.utils.validation import _check_sample_weight
 
 from .._compat import Interval, _fit_context, validate_data, validate_params
 from .._data import dot, tdot
+from ..objectives._sparse import _one_blas_thread
 from ..van import make_family
 from ._base import CHECK_X
 from ._enet import VANElasticNet
@@ -89,22 +91,41 @@ def _path(estimator, X, y, alphas, sample_weight=None, return_std=False):
         # check with no iteration; below it, by its corrections or else VAN).
         n_params = problem.least_squares.n_params
         carry = make_family("diag", np.zeros(n_params), np.ones(n_params)), None
-    for alpha in alphas:
-        problem = estimator._at_alpha(problem, float(alpha), X, y, sample_weight)
-        q = estimator._solve_problem(problem, start, rng, carry=carry)
-        carry = q, problem
-        n_iter.append(int(estimator.n_iter_))
+    def record(mean, scale):
         if attributes:
             estimator._finish_problem(problem, q, sample_weight, rng)
             coef, intercept = estimator.coef_, estimator.intercept_
         else:
-            coef, intercept = (c[0] for c in estimator._coefficients(q.mean, problem.column_scale))
-        start = q.mean / problem.column_scale  # the VO solution over [coef, intercept]
+            coef, intercept = (c[0] for c in estimator._coefficients(mean, scale))
         coefs.append(coef.copy())
         intercepts.append(float(intercept))
         if return_std:
             variance = estimator.sigma_ if estimator.sigma_.ndim == 1 else np.diag(estimator.sigma_)
             stds.append(np.sqrt(np.maximum(variance, 0.0)))
+        return mean / scale  # the VO solution over [coef, intercept]: the next start
+
+    # A lean path is KKT work from alpha to alpha: one BLAS thread for all of it
+    # rather than a limit set and restored at each alpha.
+    with contextlib.nullcontext() if attributes else _one_blas_thread(problem.least_squares.n_params):
+        k = 0
+        while k < len(alphas):
+            problem = estimator._at_alpha(problem, float(alphas[k]), X, y, sample_weight)
+            q = estimator._solve_problem(problem, start, rng, carry=carry)
+            carry = q, problem
+            n_iter.append(int(estimator.n_iter_))
+            start = record(q.mean, problem.column_scale)
+            k += 1
+            if not attributes:
+                # Certified here: the rest by one homotopy, as far as it reaches.
+                followed, problem = estimator._follow_path(problem, q.mean, alphas[k:], X, y,
+                                                           sample_weight)
+                for mean in followed:
+                    n_iter.append(0)
+                    start = record(mean, problem.column_scale)
+                k += len(followed)
+                if len(followed):
+                    q.mean = followed[-1]
+                    carry = q, problem
     return (np.array(coefs), np.array(intercepts), np.array(stds) if return_std else None,
             np.array(n_iter))
 

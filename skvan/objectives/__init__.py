@@ -14,7 +14,7 @@ from ._losses import LogisticLoss, SquaredLoss
 from ._multinomial import MultinomialObjective, SoftmaxLoss
 from ._penalties import L1Penalty, L2Penalty, NoPenalty
 from ._quadratic import QuadraticObjective
-from ._sparse import KeepSigns, LassoCertificate, kkt_excess, kkt_finish, kkt_follow, nonnegative, support_from_q
+from ._sparse import KeepSigns, LassoCertificate, kkt_excess, kkt_finish, kkt_follow, kkt_path, nonnegative, support_from_q
 
 __all__ = [
     "ChunkSpec",
@@ -35,6 +35,7 @@ __all__ = [
     "kkt_excess",
     "kkt_finish",
     "kkt_follow",
+    "kkt_path",
     "nonnegative",
     "support_from_q",
 ]
