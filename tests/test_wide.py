@@ -174,3 +174,45 @@ def test_kkt_work_runs_on_one_blas_thread_and_restores_the_count():
     assert blas_threads() == before
     with _one_blas_thread(ONE_THREAD_FROM - 1):  # small systems: left as they are
         assert blas_threads() == before
+
+
+def test_small_lasso_fits_run_on_one_blas_thread_from_start_to_end():
+    """A whole fit on one thread where its dense work is small and its KKT work
+    runs on one anyway; large work, or systems too small to thread, are left
+    as they are. A fit restores the count, also through VANLassoCV's refit."""
+    import threadpoolctl
+
+    from skvan import VANLassoCV
+    from skvan.objectives._sparse import ONE_THREAD_FROM, ONE_THREAD_WORK, _one_blas_thread_if_small
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpoolctl.threadpool_info()
+                if lib["user_api"] == "blas"]
+
+    before = blas_threads()
+    if max(before, default=1) == 1:
+        pytest.skip("the BLAS runs on one thread already")
+    p = ONE_THREAD_FROM
+    with _one_blas_thread_if_small(100, p):
+        assert set(blas_threads()) == {1}
+    with _one_blas_thread_if_small(int(ONE_THREAD_WORK / p**2) + 1, p):  # large work
+        assert blas_threads() == before
+    with _one_blas_thread_if_small(100, p - 1):
+        assert blas_threads() == before
+    assert blas_threads() == before
+
+    seen = []  # the threads where each fit and path forms its Gram matrix
+    real = VANLassoRegressor._problem
+
+    def problem(self, *args):
+        seen.append(max(blas_threads()))
+        return real(self, *args)
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 80))
+    y = X[:, :3] @ np.ones(3) + 0.1 * rng.standard_normal(40)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(VANLassoRegressor, "_problem", problem)
+        VANLassoCV(cv=3, alphas=10).fit(X, y)
+        VANLassoRegressor(alpha=0.1).fit(X, y)
+    assert seen == [1] * 5 and blas_threads() == before
