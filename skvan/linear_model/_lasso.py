@@ -28,7 +28,6 @@ from ..objectives import (
     nonnegative,
 )
 from ..objectives._linear import check_predictors
-from ..objectives._sparse import _one_blas_thread_if_small
 from ..van import (
     MEMORY_BUDGET,
     BetaBacktrack,
@@ -458,8 +457,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         warm = self.warm_start and hasattr(self, "coef_") and len(np.atleast_1d(self.coef_)) == X.shape[1]
         start = self._mean() if warm else None
         self._resolve_covariance(X)
-        with _one_blas_thread_if_small(*X.shape):
-            self._fit_problem(self._problem(X, y, sample_weight), sample_weight, start, rng)
+        self._fit_problem(self._problem(X, y, sample_weight), sample_weight, start, rng)
         return self
 
     def _problem(self, X, y, sample_weight):

@@ -17,7 +17,7 @@ from sklearn.utils.validation import _check_sample_weight
 
 from .._compat import Interval, _fit_context, validate_data, validate_params
 from .._data import dot, tdot
-from ..objectives._sparse import _one_blas_thread, _one_blas_thread_if_small
+from ..objectives._sparse import _one_blas_thread
 from ..van import make_family
 from ._base import CHECK_X
 from ._enet import VANElasticNet
@@ -69,13 +69,6 @@ def _dual_gap(X, y, coef, alpha, ridge=0.0):
 
 
 def _path(estimator, X, y, alphas, sample_weight=None, return_std=False):
-    """:func:`_solve_path` (its docstring), on one BLAS thread where the problem is
-    small (:func:`~skvan.objectives._sparse._one_blas_thread_if_small`)."""
-    with _one_blas_thread_if_small(*X.shape):
-        return _solve_path(estimator, X, y, alphas, sample_weight, return_std)
-
-
-def _solve_path(estimator, X, y, alphas, sample_weight=None, return_std=False):
     """``estimator`` (a VANLassoRegressor, modified in place) solved at each alpha
     of ``alphas`` in turn, on the design and Gram matrix built once; each alpha
     starts from the previous one's ``q`` (``_solve_problem``'s ``carry``). Returns
@@ -569,11 +562,6 @@ class VANLassoCV(VANLassoRegressor):
         given = sample_weight  # None: the grid's arithmetic is scikit-learn's unweighted one
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         folds = list(check_cv(self.cv).split(X, y))
-        with _one_blas_thread_if_small(*X.shape):
-            return self._fit_folds(X, y, sample_weight, given, folds)
-
-    def _fit_folds(self, X, y, sample_weight, given, folds):
-        """:meth:`fit` after validation: the paths on ``folds``, then the refit."""
         ratios = self._l1_ratios()
         grids, paths = [], []
         for l1_ratio in ratios:

@@ -365,28 +365,6 @@ class _OneBlasThread:
 ONE_THREAD_FROM = 64
 
 
-#: Dense work, in multiply-adds (``n p^2`` for ``X^T W X``, ``p^3`` for a
-#: factorisation), up to which a whole Lasso fit, path or cross-validation runs
-#: on one BLAS thread (:func:`_one_blas_thread_if_small`).
-ONE_THREAD_WORK = 1e8
-
-
-def _one_blas_thread_if_small(n_samples, n_params):
-    """A context with the BLAS on one thread for a whole fit whose dense work is
-    at most :data:`ONE_THREAD_WORK` (a second thread could save at most half of
-    a few milliseconds) and whose KKT work runs on one (:func:`_one_blas_thread`:
-    from :data:`ONE_THREAD_FROM` parameters), else none.
-
-    numpy and scipy each bring an OpenBLAS with its own threads; on a 2-core
-    machine the first threaded call after a stretch of small ones waited up to
-    100 ms for a worker in about half of the ``VANLassoCV`` fits of the wide set
-    of ``python benchmarks/bench_lasso.py --path`` (its refit's 301 x 301
-    Cholesky factorisation, 0.3 ms otherwise)."""
-    if float(n_samples) * n_params**2 + float(n_params) ** 3 > ONE_THREAD_WORK:
-        return contextlib.nullcontext()
-    return _one_blas_thread(n_params)
-
-
 def _one_blas_thread(n_params):
     """A context with the BLAS on one thread (threadpoolctl, as scikit-learn
     limits it around small kernels) for the KKT work on ``n_params`` parameters:
