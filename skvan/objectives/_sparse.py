@@ -559,25 +559,33 @@ def _homotopy(check, before, coef, max_events=None, piece=None):
     state[0], state[1], state[2] = lam - c, lam + c, coef
     slope = np.empty((3, p))
     times = np.empty((3, p))
+    event = np.empty((3, p), dtype=bool)
+    penalised = ~check.free
     t, closed, n_events = 0.0, None, 0
     # On a fixed support the check's solution at t = 1 and the values at t lie
     # on one line: each segment's slopes come from the check that failed.
     while n_events < max_events and not np.any(unsolved > 0) and 1.0 - t > _EPS:
         rest = 1.0 - t
         e = grad - (lam + t * dlam - state[0])  # the gradient's change to t = 1
-        slope[0], slope[1], slope[2] = rest * dlam - e, rest * dlam + e, solved - state[2]
+        moved = rest * dlam
+        np.subtract(moved, e, out=slope[0])
+        np.add(moved, e, out=slope[1])
+        np.subtract(solved, state[2], out=slope[2])
         slope /= rest
+        # Each row reaches 0 after -value / slope: a slack of an inactive
+        # coordinate where it falls (from round-off below 0: at once), an active
+        # penalised coefficient where it moves towards 0.
         with np.errstate(divide="ignore", invalid="ignore"):
             np.divide(state, slope, out=times)
-        np.negative(times, out=times)  # each reaches 0 after -value / slope
-        # A slack closes where it falls (from round-off below 0: at once); a
-        # coefficient reaches 0 where it moves towards it.
-        times[:2][~(slope[:2] < 0)] = np.inf
-        times[2][~(times[2] > 0)] = np.inf
-        times[:2, support | check.free] = np.inf  # only inactive coordinates enter
-        times[2, ~support | check.free] = np.inf  # only active penalised ones leave
+        np.negative(times, out=times)
+        np.less(slope[:2], 0, out=event[:2])
+        event[:2] &= ~support
+        np.greater(times[2], 0, out=event[2])
+        event[2] &= support
+        event[2] &= penalised
         if closed is not None:
-            times[closed] = np.inf  # the bound the last event's coefficient is at
+            event[closed] = False  # the bound the last event's coefficient is at
+        times[~event] = np.inf
         k = int(np.argmin(times))
         h = max(float(times.flat[k]), 0.0)
         if not h <= 1.0 - t:
