@@ -62,7 +62,8 @@ def _solve_on_support(objective, b, strength, support, signs):
         return w, np.flatnonzero(support)
     system = _support_system(objective, support)
     idx, diag = system.idx, system.diag
-    rhs = (b[idx] - strength[idx] * signs[idx]) / diag
+    rhs = b.take(idx) - strength.take(idx) * signs.take(idx)
+    rhs /= diag
     z = None if system.factor is None else _cho_solve(system.factor, rhs)
     if z is None:
         # Singular or ill-conditioned (collinear or duplicated columns): the
@@ -763,24 +764,30 @@ class _KKTCheck:
         support's block of ``|G|``) is computed only where an equation misses
         its off-support tolerance: a well-conditioned solve meets that already,
         and the check then decides as it would with it."""
+        # (take and the array methods: a path makes one check per kink, and
+        # these few dozen small calls are most of one.)
         w, idx = _solve_on_support(self.objective, self.b, self.strength, support, signs)
         grad = self.objective.smooth_gradient(w)
         excess = np.abs(grad)
         excess -= self.strength
         excess[idx] = -np.inf
-        ok = not np.any(excess > self.atol)
-        flipped = np.zeros_like(support)
-        unsolved = np.full_like(w, -np.inf)
+        ok = not (excess > self.atol).any()
+        flipped = np.zeros(support.shape, dtype=bool)
+        unsolved = np.empty(w.shape)
+        unsolved.fill(-np.inf)
         if idx.size:
-            lam, z, w_s = self.strength[idx], signs[idx], w[idx]
-            flips = (w_s * z <= 0) & (lam != 0)
-            miss = np.abs(grad[idx] + lam * z)
-            miss -= self.atol[idx]
-            if np.any(miss > 0):
+            lam, z, w_s = self.strength.take(idx), signs.take(idx), w.take(idx)
+            flips = w_s * z <= 0
+            flips &= lam != 0
+            miss = grad.take(idx)
+            miss += lam * z
+            np.abs(miss, out=miss)
+            miss -= self.atol.take(idx)
+            if (miss > 0).any():
                 abs_G = np.abs(self.objective.gram_block(idx))
                 miss -= (KKT_ROUNDOFF_ULPS * idx.size * _EPS
                          * (abs_G @ np.abs(w_s) + np.abs(self.b[idx]) + lam))
-                ok = ok and not np.any(miss > 0)
+                ok = ok and not (miss > 0).any()
             flipped[idx] = flips
             unsolved[idx] = miss
             ok = ok and not flips.any()
