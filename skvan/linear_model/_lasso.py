@@ -28,6 +28,7 @@ from ..objectives import (
     nonnegative,
 )
 from ..objectives._linear import check_predictors
+from ..objectives._sparse import _one_blas_thread_for
 from ..van import (
     MEMORY_BUDGET,
     BetaBacktrack,
@@ -707,7 +708,9 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         c = float(sum(h["beta"] for h in result.history))
         lam = unit_predictor_precision(linear.X, linear.sample_weight, "diag")
         lam[columns] = np.maximum(np.diag(inner.precision) - c * np.diag(quad.G), lam_w)
-        family = family_from_parts(self.covariance_, coef, lam, c * linear.weights, linear.X, free)
+        n, p = linear.X.shape
+        with _one_blas_thread_for(float(n) * p * p + float(p) ** 3):
+            family = family_from_parts(self.covariance_, coef, lam, c * linear.weights, linear.X, free)
         return coef, family, sum(i[0] for i in infos), n_corrections
 
     @staticmethod
