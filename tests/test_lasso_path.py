@@ -323,7 +323,7 @@ def test_kkt_path_points_are_checked():
 
 def test_homotopy_follows_a_sign_change():
     """On diabetes one coefficient leaves the path and comes back with the other
-    sign below 0.006 alpha_max: the homotopy blocks only the bound it left at,
+    sign at 0.0023 alpha_max: the homotopy blocks only the bound it left at,
     so it re-enters at the other (at c449388 it was blocked until the next
     event, and kkt_follow from alpha_max to 0.001 alpha_max handed over)."""
     from skvan.objectives import kkt_follow
