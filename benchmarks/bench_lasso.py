@@ -302,18 +302,18 @@ def wide_refit(repeats):
     from sklearn.linear_model import LassoCV
     from sklearn.model_selection import KFold
 
-    from skvan.objectives import _sparse
+    from skvan import _blas
 
     X, y = synthetic(100, 300, 10, seed=7)
     alpha = LassoCV(alphas=100, cv=KFold(5, shuffle=True, random_state=0)).fit(X, y).alpha_
-    limit = _sparse.ONE_THREAD_WORK
+    limit = _blas.ONE_THREAD_WORK
     times = {"one thread": [], "threads": [], "Lasso": []}
     for _ in range(repeats):
         for key in times:
-            _sparse.ONE_THREAD_WORK = limit if key == "one thread" else 0.0
+            _blas.ONE_THREAD_WORK = limit if key == "one thread" else 0.0
             model = Lasso(alpha=alpha) if key == "Lasso" else VANLassoRegressor(alpha=alpha)
             times[key].append(timed(lambda: model.fit(X, y))[0])
-    _sparse.ONE_THREAD_WORK = limit
+    _blas.ONE_THREAD_WORK = limit
     print(f"VANLassoRegressor on synthetic 100 x 300 at alpha {alpha:.4g}, "
           f"{repeats} alternating repeats (ms)\n")
     print(f"{'':>12}{'min':>8}{'median':>8}{'max':>8}")

@@ -43,6 +43,7 @@ Run: python benchmarks/bench_passes.py [--quick] [--columns (parts 7 and 8 only)
 """
 
 import argparse
+import contextlib
 import time
 import warnings
 
@@ -102,6 +103,7 @@ def main():
     parser.add_argument("--columns", action="store_true", help="only parts 7 and 8")
     parser.add_argument("--gram", action="store_true", help="only part 9")
     parser.add_argument("--sparse-gradient", action="store_true", help="only part 10")
+    parser.add_argument("--lapack-threads", action="store_true", help="only part 11")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     repeats = 3 if args.quick else 5
@@ -109,6 +111,8 @@ def main():
         return gram_accumulator(rng, repeats)
     if args.sparse_gradient:
         return sparse_gradient(rng, repeats)
+    if args.lapack_threads:
+        return lapack_threads(rng, 7, args.quick)
     if args.columns:
         column_statistics(rng, repeats, args.quick)
         return cold_start(rng, repeats, args.quick)
@@ -196,6 +200,68 @@ def main():
     cold_start(rng, repeats, args.quick)
     gram_accumulator(rng, repeats)
     sparse_gradient(rng, repeats)
+
+
+def lapack_threads(rng, repeats, quick):
+    """11. scipy's LAPACK on an n x n matrix (Cholesky factor, its inverse, the
+    inverse factor) on the machine's BLAS threads and on one
+    (skvan._blas.lapack_one_thread), each right after a threaded numpy product
+    (a solver's pass over the rows) and after an idle 50 ms; medians (ms)."""
+    from scipy.linalg import lapack
+
+    from skvan._blas import _OneBlasThread
+
+    rows = rng.standard_normal((20_000, 200))
+    sizes = (8, 16, 24, 32, 64, 128, 256, 512, 1024) + (() if quick else (2048, 3000))
+    calls = {"potrf": lambda P: lapack.dpotrf(P, lower=1, clean=1),
+             "potri": lambda P: lapack.dpotri(P, lower=1),
+             "trtri": lambda P: lapack.dtrtri(P, lower=1)}
+    print("11. LAPACK after a numpy product / after 50 ms idle (ms, medians): threads | one thread")
+    for n in sizes:
+        A = rng.standard_normal((n + 50, n))
+        P = A.T @ A + n * np.eye(n)
+        L = lapack.dpotrf(P, lower=1, clean=1)[0]
+        cells = []
+        for name, call in calls.items():
+            M = P if name == "potrf" else L
+            for before in ("product", "idle"):
+                for one in (False, True):
+                    times = []
+                    for _ in range(repeats if n < 2000 else 3):
+                        if before == "product":
+                            rows.T @ rows
+                        else:
+                            time.sleep(0.05)
+                        with _OneBlasThread() if one else contextlib.nullcontext():
+                            start = time.perf_counter()
+                            call(M)
+                            times.append(time.perf_counter() - start)
+                    cells.append(1e3 * float(np.median(times)))
+        print(f"  n = {n:>4}: " + "   ".join(
+            f"{name} {cells[4 * k]:.3f}|{cells[4 * k + 1]:.3f}, idle {cells[4 * k + 2]:.3f}|{cells[4 * k + 3]:.3f}"
+            for k, name in enumerate(calls)), flush=True)
+
+    # What it does to whole fits: VANLogisticRegression with skvan's rule
+    # (LAPACK_ONE_THREAD) and with LAPACK on the machine's threads, alternating.
+    from sklearn.datasets import make_classification
+
+    from skvan import VANLogisticRegression, _blas
+
+    rule = _blas.LAPACK_ONE_THREAD
+    print("\n    VANLogisticRegression fits (ms, min and median of alternating repeats): "
+          "skvan's rule | LAPACK threaded")
+    for n, p in ((5_000, 150), (20_000, 200)) if not quick else ((5_000, 150),):
+        X, y = make_classification(n, p, n_informative=p // 3, random_state=0)
+        times = {True: [], False: []}
+        for _ in range(repeats):
+            for keep in (True, False):
+                _blas.LAPACK_ONE_THREAD = rule if keep else (np.inf, 0)
+                start = time.perf_counter()
+                VANLogisticRegression().fit(X, y)
+                times[keep].append(1e3 * (time.perf_counter() - start))
+        _blas.LAPACK_ONE_THREAD = rule
+        print(f"  {n} x {p}: " + " | ".join(
+            f"{min(times[keep]):.1f} / {np.median(times[keep]):.1f}" for keep in (True, False)), flush=True)
 
 
 def sparse_gradient(rng, repeats):

@@ -159,7 +159,7 @@ def test_text_pipeline_with_sparse_tfidf():
 def test_kkt_work_runs_on_one_blas_thread_and_restores_the_count():
     import threadpoolctl  # a requirement (setup.cfg)
 
-    from skvan.objectives._sparse import ONE_THREAD_FROM, _one_blas_thread
+    from skvan._blas import ONE_THREAD_FROM, _one_blas_thread
 
     def blas_threads():
         return [lib["num_threads"] for lib in threadpoolctl.threadpool_info()
@@ -184,7 +184,7 @@ def test_wide_fit_forms_a_small_precision_on_one_blas_thread():
     import threadpoolctl
 
     import skvan.linear_model._lasso as lasso
-    from skvan.objectives._sparse import ONE_THREAD_WORK, _one_blas_thread_for
+    from skvan._blas import ONE_THREAD_WORK, _one_blas_thread_for
 
     def blas_threads():
         return [lib["num_threads"] for lib in threadpoolctl.threadpool_info()
@@ -209,3 +209,43 @@ def test_wide_fit_forms_a_small_precision_on_one_blas_thread():
         mp.setattr(lasso, "family_from_parts", family_from_parts)
         VANLassoRegressor(alpha=0.1).fit(X, y)
     assert (121, 1) in seen and blas_threads() == before
+
+
+@pytest.mark.parametrize("p, one", [(10, False), (100, True), (300, False)])
+def test_full_family_lapack_runs_on_one_blas_thread_at_moderate_sizes(p, one):
+    """A full family's LAPACK work (here its Cholesky factor, covariance and a
+    solve) runs on one BLAS thread for 16 <= p <= 256 (right after a numpy pass,
+    two threads waited milliseconds for a core where one takes microseconds:
+    bench_passes.py --lapack-threads); elsewhere the threads are the machine's."""
+    import threadpoolctl
+
+    import skvan.van._family as family
+    from skvan.van import FullGaussian
+
+    def blas_threads():
+        return max(lib["num_threads"] for lib in threadpoolctl.threadpool_info()
+                   if lib["user_api"] == "blas")
+
+    before = blas_threads()
+    if before == 1:
+        pytest.skip("the BLAS runs on one thread already")
+    seen = []
+    real = family.lapack
+
+    class Recording:
+        def __getattr__(self, name):
+            call = getattr(real, name)
+
+            def recorded(*args, **kwargs):
+                seen.append(blas_threads())
+                return call(*args, **kwargs)
+            return recorded
+
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((p + 5, p))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(family, "lapack", Recording())
+        q = FullGaussian(np.zeros(p), A.T @ A + np.eye(p))
+        q.sigma, q.solve(np.ones(p))
+    assert len(seen) == 3 and set(seen) == {1 if one else before}  # potrf, potri, potrs
+    assert blas_threads() == before

@@ -28,7 +28,7 @@ from ..objectives import (
     nonnegative,
 )
 from ..objectives._linear import check_predictors
-from ..objectives._sparse import _one_blas_thread_for
+from .._blas import _one_blas_thread_for
 from ..van import (
     MEMORY_BUDGET,
     BetaBacktrack,

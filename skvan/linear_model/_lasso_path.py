@@ -17,7 +17,7 @@ from sklearn.utils.validation import _check_sample_weight
 
 from .._compat import Interval, _fit_context, validate_data, validate_params
 from .._data import dot, tdot
-from ..objectives._sparse import _one_blas_thread
+from .._blas import _one_blas_thread
 from ..van import make_family
 from ._base import CHECK_X
 from ._enet import VANElasticNet

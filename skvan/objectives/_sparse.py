@@ -15,15 +15,14 @@ It stays bounded away from 0 for a coefficient whose optimum is 0 and vanishes
 (``|m_j| / s_j -> inf`` as ``q`` concentrates) for the others.
 """
 
-import contextlib
-import functools
-import threading
 from collections import namedtuple
 
 import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 from scipy.special import ndtri
+
+from .._blas import _one_blas_thread
 
 #: A coefficient is zero when ``q`` gives its other sign at least this probability
 #: (float64 resolution: below it, ``1 - p`` is 1 and the sign is certain).
@@ -315,90 +314,6 @@ def kkt_excess(objective, w, rtol=1e-9, nonnegative=False):
     excess -= _kkt_tolerance(objective, rtol)
     excess[w != 0] = -np.inf
     return excess
-
-
-@functools.lru_cache(maxsize=None)
-def _blas_libraries():
-    """threadpoolctl's controllers of the loaded BLAS libraries, inspected once."""
-    from threadpoolctl import ThreadpoolController
-
-    return tuple(ThreadpoolController().select(user_api="blas").lib_controllers)
-
-
-class _OneBlasThread:
-    """Each BLAS library on one thread inside the context, as it was after.
-
-    What ``ThreadpoolController.limit(limits=1, user_api="blas")`` does, through
-    the controllers :func:`_blas_libraries` found once: a path enters it hundreds
-    of times, and the limit inspects every library again at each. The outermost
-    context (of any thread) sets and restores the counts; nested ones, such as
-    the KKT work inside a path's, only count themselves."""
-
-    _lock = threading.Lock()
-    _depth = 0
-    _saved = ()
-
-    def __enter__(self):
-        cls = type(self)
-        with cls._lock:
-            if cls._depth == 0:
-                cls._saved = [(lib, lib.num_threads) for lib in _blas_libraries()]
-                for lib, n_threads in cls._saved:
-                    if n_threads != 1:
-                        lib.set_num_threads(1)
-            cls._depth += 1
-        return self
-
-    def __exit__(self, *exc_info):
-        cls = type(self)
-        with cls._lock:
-            cls._depth -= 1
-            if cls._depth == 0:
-                for lib, n_threads in cls._saved:
-                    if n_threads != 1:
-                        lib.set_num_threads(n_threads)
-
-
-#: Below this many parameters the KKT work runs as it is: its systems are too
-#: small for the BLAS to thread, and a limit costs microseconds a call (with it
-#: at every size, ``python benchmarks/bench_lasso.py --path`` put ``VANLassoCV``
-#: on diabetes, 500 calls, at 1.4x ``LassoCV``'s time against 1.1).
-ONE_THREAD_FROM = 64
-
-
-#: Dense work, in multiply-adds, up to which what follows the KKT work (a wide
-#: fit's ``p x p`` precision, formed and factorised) stays on one BLAS thread
-#: (:func:`_one_blas_thread_for`).
-ONE_THREAD_WORK = 1e8
-
-
-def _one_blas_thread_for(work):
-    """A context with the BLAS on one thread for dense work of ``work``
-    multiply-adds, if at most :data:`ONE_THREAD_WORK` (a second thread could save
-    at most half of a few milliseconds), else none.
-
-    numpy and scipy each bring an OpenBLAS with its own threads, idle during the
-    KKT work (:func:`_one_blas_thread`); the first threaded calls after it waited
-    for their workers. ``python benchmarks/bench_lasso.py --wide-refit``: the
-    wide set's refit (its 301 x 301 precision's ``X^T W X`` and Cholesky factor
-    after the working sets) is faster on one thread, minimum and median."""
-    if work > ONE_THREAD_WORK:
-        return contextlib.nullcontext()
-    return _OneBlasThread()
-
-
-def _one_blas_thread(n_params):
-    """A context with the BLAS on one thread (threadpoolctl, as scikit-learn
-    limits it around small kernels) for the KKT work on ``n_params`` parameters:
-    its solves are dense systems of the support's size, where a second thread
-    gains little and, on a machine whose cores are shared, waits for its
-    wake-up. On the 500 x 10,000 wide Lasso of ``python benchmarks/bench_wide.py``
-    VAN's median was 80-180 ms over a day's runs with two threads on a loaded
-    2-core machine, and 68 and 92 ms in the two runs with the KKT work on one
-    (RESULTS.md)."""
-    if n_params < ONE_THREAD_FROM:
-        return contextlib.nullcontext()
-    return _OneBlasThread()
 
 
 def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,

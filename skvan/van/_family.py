@@ -22,6 +22,7 @@ import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 
+from .._blas import lapack_one_thread
 from .._blocks import row_blocks
 from .._data import issparse, row_weighted_squares, unit_variance_scale
 
@@ -81,7 +82,8 @@ class FullGaussian(_Gaussian):
         if chol is None:
             P = _floor_spectrum(P)
             P = 0.5 * (P + P.T)
-            c, _ = linalg.cho_factor(P, lower=True, check_finite=False)
+            with lapack_one_thread(self.n_params):
+                c, _ = linalg.cho_factor(P, lower=True, check_finite=False)
             chol = (np.tril(c), True)
         self.precision = P
         self._chol = chol
@@ -104,9 +106,11 @@ class FullGaussian(_Gaussian):
             # The factor's upper triangle is zero and potri leaves it so: the
             # lower triangle plus its transpose, with the doubled diagonal halved
             # (exactly), is the symmetric inverse.
-            inv, info = lapack.dpotri(self._chol[0], lower=1)
-            if info != 0:
-                inv = np.tril(linalg.cho_solve(self._chol, np.eye(self.n_params), check_finite=False))
+            with lapack_one_thread(self.n_params):
+                inv, info = lapack.dpotri(self._chol[0], lower=1)
+                if info != 0:
+                    inv = np.tril(linalg.cho_solve(self._chol, np.eye(self.n_params),
+                                                   check_finite=False))
             cov = inv + inv.T
             cov.reshape(-1)[:: self.n_params + 1] *= 0.5
             self._cov = cov
@@ -128,10 +132,11 @@ class FullGaussian(_Gaussian):
         """``L^-1`` (``P = L L^T``), computed once per precision (LAPACK trtri, which
         leaves the factor's zero upper triangle as it is)."""
         if self._chol_inv is None:
-            inv, info = lapack.dtrtri(self._chol[0], lower=1)
-            if info != 0:
-                inv = np.tril(linalg.solve_triangular(self._chol[0], np.eye(self.n_params),
-                                                      lower=True, check_finite=False))
+            with lapack_one_thread(self.n_params):
+                inv, info = lapack.dtrtri(self._chol[0], lower=1)
+                if info != 0:
+                    inv = np.tril(linalg.solve_triangular(self._chol[0], np.eye(self.n_params),
+                                                          lower=True, check_finite=False))
             self._chol_inv = inv
         return self._chol_inv
 
@@ -181,15 +186,18 @@ class FullGaussian(_Gaussian):
 
     def solve(self, g):
         """Return ``precision^-1 g``."""
-        x, info = lapack.dpotrs(self._chol[0], g, lower=1)
-        return x if info == 0 else linalg.cho_solve(self._chol, g, check_finite=False)
+        with lapack_one_thread(self.n_params):
+            x, info = lapack.dpotrs(self._chol[0], g, lower=1)
+            return x if info == 0 else linalg.cho_solve(self._chol, g, check_finite=False)
 
     solve_step = solve
 
     def scale_noise(self, Z):
         """Rows ``A z`` with ``A = L^-T`` (``precision = L L^T``): standard normal rows
         ``z`` become draws of ``theta - mean``, since ``A A^T = precision^-1``."""
-        return linalg.solve_triangular(self._chol[0], Z.T, lower=True, trans="T", check_finite=False).T
+        with lapack_one_thread(self.n_params):
+            return linalg.solve_triangular(self._chol[0], Z.T, lower=True, trans="T",
+                                           check_finite=False).T
 
     def unwhiten(self, M):
         """``L M``: maps whitened quantities back (``A^-T = L``); ``M`` is a vector or
@@ -237,7 +245,8 @@ def _cholesky(P):
         return None
     # LAPACK directly: 1.1 us against cho_factor's 4.0 at p = 14
     # (benchmarks/bench_passes.py), once or twice per iteration.
-    c, info = lapack.dpotrf(P, lower=1, clean=1)
+    with lapack_one_thread(P.shape[0]):
+        c, info = lapack.dpotrf(P, lower=1, clean=1)
     if info != 0:
         return None
     d = c.diagonal()

@@ -1,0 +1,119 @@
+"""How many threads the BLAS gets for skvan's dense work.
+
+numpy and scipy each bring an OpenBLAS (the wheels' ``libscipy_openblas``), each
+with its own pool of threads. A threaded call in one right after a threaded call
+in the other waits for a core: the first pool's workers keep spinning for a while
+after their work. A solver that alternates the two (a pass over the rows with
+numpy, then a Cholesky factor with scipy's LAPACK) pays that at each iteration,
+and small LAPACK calls that thread at all gain nothing from it
+(``python benchmarks/bench_passes.py --lapack-threads``). The contexts here put
+every BLAS library on one thread around such work, through threadpoolctl, as
+scikit-learn limits the BLAS around its own small kernels.
+"""
+
+import contextlib
+import functools
+import threading
+
+@functools.lru_cache(maxsize=None)
+def _blas_libraries():
+    """threadpoolctl's controllers of the loaded BLAS libraries, inspected once."""
+    from threadpoolctl import ThreadpoolController
+
+    return tuple(ThreadpoolController().select(user_api="blas").lib_controllers)
+
+
+class _OneBlasThread:
+    """Each BLAS library on one thread inside the context, as it was after.
+
+    What ``ThreadpoolController.limit(limits=1, user_api="blas")`` does, through
+    the controllers :func:`_blas_libraries` found once: a path enters it hundreds
+    of times, and the limit inspects every library again at each. The outermost
+    context (of any thread) sets and restores the counts; nested ones, such as
+    the KKT work inside a path's, only count themselves."""
+
+    _lock = threading.Lock()
+    _depth = 0
+    _saved = ()
+
+    def __enter__(self):
+        cls = type(self)
+        with cls._lock:
+            if cls._depth == 0:
+                cls._saved = [(lib, lib.num_threads) for lib in _blas_libraries()]
+                for lib, n_threads in cls._saved:
+                    if n_threads != 1:
+                        lib.set_num_threads(1)
+            cls._depth += 1
+        return self
+
+    def __exit__(self, *exc_info):
+        cls = type(self)
+        with cls._lock:
+            cls._depth -= 1
+            if cls._depth == 0:
+                for lib, n_threads in cls._saved:
+                    if n_threads != 1:
+                        lib.set_num_threads(n_threads)
+
+
+#: Below this many parameters the KKT work runs as it is: its systems are too
+#: small for the BLAS to thread, and a limit costs microseconds a call (with it
+#: at every size, ``python benchmarks/bench_lasso.py --path`` put ``VANLassoCV``
+#: on diabetes, 500 calls, at 1.4x ``LassoCV``'s time against 1.1).
+ONE_THREAD_FROM = 64
+
+
+#: Dense work, in multiply-adds, up to which what follows the KKT work (a wide
+#: fit's ``p x p`` precision, formed and factorised) stays on one BLAS thread
+#: (:func:`_one_blas_thread_for`).
+ONE_THREAD_WORK = 1e8
+
+
+def _one_blas_thread_for(work):
+    """A context with the BLAS on one thread for dense work of ``work``
+    multiply-adds, if at most :data:`ONE_THREAD_WORK` (a second thread could save
+    at most half of a few milliseconds), else none.
+
+    numpy and scipy each bring an OpenBLAS with its own threads, idle during the
+    KKT work (:func:`_one_blas_thread`); the first threaded calls after it waited
+    for their workers. ``python benchmarks/bench_lasso.py --wide-refit``: the
+    wide set's refit (its 301 x 301 precision's ``X^T W X`` and Cholesky factor
+    after the working sets) is faster on one thread, minimum and median."""
+    if work > ONE_THREAD_WORK:
+        return contextlib.nullcontext()
+    return _OneBlasThread()
+
+
+def _one_blas_thread(n_params):
+    """A context with the BLAS on one thread (threadpoolctl, as scikit-learn
+    limits it around small kernels) for the KKT work on ``n_params`` parameters:
+    its solves are dense systems of the support's size, where a second thread
+    gains little and, on a machine whose cores are shared, waits for its
+    wake-up. On the 500 x 10,000 wide Lasso of ``python benchmarks/bench_wide.py``
+    VAN's median was 80-180 ms over a day's runs with two threads on a loaded
+    2-core machine, and 68 and 92 ms in the two runs with the KKT work on one
+    (RESULTS.md)."""
+    if n_params < ONE_THREAD_FROM:
+        return contextlib.nullcontext()
+    return _OneBlasThread()
+
+
+
+#: The sizes ``n`` of ``n x n`` LAPACK work (Cholesky factors, their inverses,
+#: triangular solves) that runs on one BLAS thread (:func:`lapack_one_thread`).
+#: ``python benchmarks/bench_passes.py --lapack-threads``: right after a
+#: threaded numpy product, potri took 10-14 ms at n = 24 and 32 on two threads
+#: against 0.02-0.04 on one, and potrf, potri and trtri about 2 ms from n = 128
+#: to 256 against 0.1-0.7; from n = 512 a second thread pays (on an idle
+#: machine, half the time of one at n = 1024 and over). Below 16 nothing threads.
+LAPACK_ONE_THREAD = (16, 256)
+
+
+def lapack_one_thread(n):
+    """A context with the BLAS on one thread for LAPACK work on an ``n x n``
+    matrix if ``n`` is within :data:`LAPACK_ONE_THREAD`, else none."""
+    low, high = LAPACK_ONE_THREAD
+    if low <= n <= high:
+        return _OneBlasThread()
+    return contextlib.nullcontext()
