@@ -7,13 +7,16 @@ after their work. A solver that alternates the two (a pass over the rows with
 numpy, then a Cholesky factor with scipy's LAPACK) pays that at each iteration,
 and small LAPACK calls that thread at all gain nothing from it
 (``python benchmarks/bench_passes.py --lapack-threads``). The contexts here put
-every BLAS library on one thread around such work, through threadpoolctl, as
-scikit-learn limits the BLAS around its own small kernels.
+the BLAS on one thread around such work (every library, or scipy's alone
+around its LAPACK calls), through threadpoolctl, as scikit-learn limits the
+BLAS around its own small kernels.
 """
 
 import contextlib
 import functools
+import os
 import threading
+
 
 @functools.lru_cache(maxsize=None)
 def _blas_libraries():
@@ -21,6 +24,20 @@ def _blas_libraries():
     from threadpoolctl import ThreadpoolController
 
     return tuple(ThreadpoolController().select(user_api="blas").lib_controllers)
+
+
+@functools.lru_cache(maxsize=None)
+def _lapack_libraries():
+    """The BLAS libraries scipy's LAPACK runs on: the one its wheel brings (under
+    scipy's directory or the ``scipy.libs`` beside it), else every library (a
+    scipy built on a shared BLAS)."""
+    import scipy
+
+    package = os.path.dirname(os.path.abspath(scipy.__file__))
+    places = (package + os.sep, os.path.join(os.path.dirname(package), "scipy.libs") + os.sep)
+    own = tuple(lib for lib in _blas_libraries()
+                if os.path.abspath(lib.filepath).startswith(places))
+    return own or _blas_libraries()
 
 
 class _OneBlasThread:
@@ -35,12 +52,13 @@ class _OneBlasThread:
     _lock = threading.Lock()
     _depth = 0
     _saved = ()
+    _libraries = staticmethod(_blas_libraries)
 
     def __enter__(self):
         cls = type(self)
         with cls._lock:
             if cls._depth == 0:
-                cls._saved = [(lib, lib.num_threads) for lib in _blas_libraries()]
+                cls._saved = [(lib, lib.num_threads) for lib in cls._libraries()]
                 for lib, n_threads in cls._saved:
                     if n_threads != 1:
                         lib.set_num_threads(1)
@@ -103,17 +121,30 @@ def _one_blas_thread(n_params):
 #: The sizes ``n`` of ``n x n`` LAPACK work (Cholesky factors, their inverses,
 #: triangular solves) that runs on one BLAS thread (:func:`lapack_one_thread`).
 #: ``python benchmarks/bench_passes.py --lapack-threads``: right after a
-#: threaded numpy product, potri took 10-14 ms at n = 24 and 32 on two threads
-#: against 0.02-0.04 on one, and potrf, potri and trtri about 2 ms from n = 128
-#: to 256 against 0.1-0.7; from n = 512 a second thread pays (on an idle
-#: machine, half the time of one at n = 1024 and over). Below 16 nothing threads.
+#: threaded numpy product, potri took 9-14 ms at n = 24 and 32 on two threads
+#: against 0.02-0.05 on one, and potrf, potri and trtri 1.5-3.5 ms from n = 128
+#: to 256 against 0.1-0.8 (two runs); from n = 512 a second thread pays (on an
+#: idle machine, half the time of one at n = 1024 and over). Below 16 nothing
+#: threads.
 LAPACK_ONE_THREAD = (16, 256)
 
 
+class _LapackOneThread(_OneBlasThread):
+    """:class:`_OneBlasThread` for scipy's LAPACK library alone
+    (:func:`_lapack_libraries`): numpy's threads are not in its calls' way, and
+    one library costs half the switching (a few microseconds, at each of a
+    fit's factorisations)."""
+
+    _lock = threading.Lock()
+    _depth = 0
+    _saved = ()
+    _libraries = staticmethod(_lapack_libraries)
+
+
 def lapack_one_thread(n):
-    """A context with the BLAS on one thread for LAPACK work on an ``n x n``
+    """A context with scipy's LAPACK on one thread for work on an ``n x n``
     matrix if ``n`` is within :data:`LAPACK_ONE_THREAD`, else none."""
     low, high = LAPACK_ONE_THREAD
     if low <= n <= high:
-        return _OneBlasThread()
+        return _LapackOneThread()
     return contextlib.nullcontext()

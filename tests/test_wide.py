@@ -214,17 +214,15 @@ def test_wide_fit_forms_a_small_precision_on_one_blas_thread():
 @pytest.mark.parametrize("p, one", [(10, False), (100, True), (300, False)])
 def test_full_family_lapack_runs_on_one_blas_thread_at_moderate_sizes(p, one):
     """A full family's LAPACK work (here its Cholesky factor, covariance and a
-    solve) runs on one BLAS thread for 16 <= p <= 256 (right after a numpy pass,
+    solve) runs with scipy's BLAS on one thread for 16 <= p <= 256 (right after a numpy pass,
     two threads waited milliseconds for a core where one takes microseconds:
     bench_passes.py --lapack-threads); elsewhere the threads are the machine's."""
-    import threadpoolctl
-
     import skvan.van._family as family
+    from skvan._blas import _lapack_libraries
     from skvan.van import FullGaussian
 
-    def blas_threads():
-        return max(lib["num_threads"] for lib in threadpoolctl.threadpool_info()
-                   if lib["user_api"] == "blas")
+    def blas_threads():  # of the library scipy's LAPACK runs on
+        return max(lib.num_threads for lib in _lapack_libraries())
 
     before = blas_threads()
     if before == 1:

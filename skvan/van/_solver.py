@@ -29,6 +29,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from .._blas import lapack_one_thread
 from .._compat import _get_threadpool_controller
 from .._warnings import warn_user
 from ._batches import FullBatch
@@ -147,7 +148,9 @@ class VANSolver:
     def solve(self):
         """Run the VAN iterations and return a :data:`VANResult`."""
         self.setup()
-        with self._blas_threads():
+        # Within the loop a full family's LAPACK work keeps scipy's BLAS on one
+        # thread (skvan._blas.lapack_one_thread), entered once here.
+        with self._blas_threads(), lapack_one_thread(self.family.n_params):
             for iteration in range(self.max_iter):
                 self.iteration = iteration
                 if not self.compute_expectations():
