@@ -250,17 +250,19 @@ def lapack_threads(rng, repeats, quick):
     rule = _blas.LAPACK_ONE_THREAD
     print("\n    VANLogisticRegression fits (ms, min and median of alternating repeats): "
           "skvan's rule | LAPACK threaded")
-    for n, p in ((5_000, 150), (20_000, 200)) if not quick else ((5_000, 150),):
-        X, y = make_classification(n, p, n_informative=p // 3, random_state=0)
+    shapes = ((5_000, 150, 2), (20_000, 200, 2), (50_000, 50, 10)) if not quick else ((5_000, 150, 2),)
+    for n, p, classes in shapes:  # 10 classes: the multinomial model, 510 parameters
+        X, y = make_classification(n, p, n_informative=p // 3, n_classes=classes,
+                                   n_clusters_per_class=1 if classes > 2 else 2, random_state=0)
         times = {True: [], False: []}
-        for _ in range(repeats):
+        for _ in range(repeats if classes == 2 else 3):
             for keep in (True, False):
                 _blas.LAPACK_ONE_THREAD = rule if keep else (np.inf, 0)
                 start = time.perf_counter()
                 VANLogisticRegression().fit(X, y)
                 times[keep].append(1e3 * (time.perf_counter() - start))
         _blas.LAPACK_ONE_THREAD = rule
-        print(f"  {n} x {p}: " + " | ".join(
+        print(f"  {n} x {p}, {classes} classes: " + " | ".join(
             f"{min(times[keep]):.1f} / {np.median(times[keep]):.1f}" for keep in (True, False)), flush=True)
 
 

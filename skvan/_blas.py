@@ -121,12 +121,15 @@ def _one_blas_thread(n_params):
 #: The sizes ``n`` of ``n x n`` LAPACK work (Cholesky factors, their inverses,
 #: triangular solves) that runs on one BLAS thread (:func:`lapack_one_thread`).
 #: ``python benchmarks/bench_passes.py --lapack-threads``: right after a
-#: threaded numpy product, potri took 9-14 ms at n = 24 and 32 on two threads
-#: against 0.02-0.05 on one, and potrf, potri and trtri 1.5-3.5 ms from n = 128
-#: to 256 against 0.1-0.8 (two runs); from n = 512 a second thread pays (on an
-#: idle machine, half the time of one at n = 1024 and over). Below 16 nothing
-#: threads.
-LAPACK_ONE_THREAD = (16, 256)
+#: threaded numpy product, potri took 3-14 ms at n = 24 and 32 on two threads
+#: against 0.02-0.05 on one, potrf, potri and trtri 1.5-4 ms from n = 128 to
+#: 256 against 0.1-0.8, and potrf 116-151 ms at n = 2048 against 99-104 (three
+#: runs); only from about 3000 does a second thread pay there. (On an idle
+#: machine two threads take half the time of one from n = 1024; but a solver's
+#: factorisations follow its passes over the rows: the same command's
+#: multinomial fit, 510 parameters, is faster with them on one.) Below 16
+#: nothing threads.
+LAPACK_ONE_THREAD = (16, 2048)
 
 
 class _LapackOneThread(_OneBlasThread):

@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
+from .._blas import _one_blas_thread_for
 from .._compat import Interval, _fit_context, validate_data
 from .._dask import reject_dask
 from .._data import dot
@@ -28,7 +29,6 @@ from ..objectives import (
     nonnegative,
 )
 from ..objectives._linear import check_predictors
-from .._blas import _one_blas_thread_for
 from ..van import (
     MEMORY_BUDGET,
     BetaBacktrack,

@@ -15,9 +15,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.sparsefuncs import mean_variance_axis
 from sklearn.utils.validation import _check_sample_weight
 
+from .._blas import _one_blas_thread
 from .._compat import Interval, _fit_context, validate_data, validate_params
 from .._data import dot, tdot
-from .._blas import _one_blas_thread
 from ..van import make_family
 from ._base import CHECK_X
 from ._enet import VANElasticNet
@@ -91,7 +91,11 @@ def _path(estimator, X, y, alphas, sample_weight=None, return_std=False):
         # check with no iteration; below it, by its corrections or else VAN).
         n_params = problem.least_squares.n_params
         carry = make_family("diag", np.zeros(n_params), np.ones(n_params)), None
+
     def record(mean, scale):
+        """Keep this alpha's coefficients (the fitted attributes where they are
+        asked for, else read off ``mean`` over ``scale * theta``); returns the
+        next alpha's start."""
         if attributes:
             estimator._finish_problem(problem, q, sample_weight, rng)
             coef, intercept = estimator.coef_, estimator.intercept_
