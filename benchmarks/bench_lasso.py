@@ -295,33 +295,6 @@ def path_comparison(repeats):
               f"   {int(np.sum(warm))} / {int(cold)}")
 
 
-def wide_refit(repeats):
-    """VANLassoRegressor on the wide set at LassoCV's alpha_ (VANLassoCV's refit)
-    with the final ``p x p`` precision formed on one BLAS thread
-    (``ONE_THREAD_WORK``) and on the machine's threads, alternating."""
-    from sklearn.linear_model import LassoCV
-    from sklearn.model_selection import KFold
-
-    from skvan import _blas
-
-    X, y = synthetic(100, 300, 10, seed=7)
-    alpha = LassoCV(alphas=100, cv=KFold(5, shuffle=True, random_state=0)).fit(X, y).alpha_
-    limit = _blas.ONE_THREAD_WORK
-    times = {"one thread": [], "threads": [], "Lasso": []}
-    for _ in range(repeats):
-        for key in times:
-            _blas.ONE_THREAD_WORK = limit if key == "one thread" else 0.0
-            model = Lasso(alpha=alpha) if key == "Lasso" else VANLassoRegressor(alpha=alpha)
-            times[key].append(timed(lambda: model.fit(X, y))[0])
-    _blas.ONE_THREAD_WORK = limit
-    print(f"VANLassoRegressor on synthetic 100 x 300 at alpha {alpha:.4g}, "
-          f"{repeats} alternating repeats (ms)\n")
-    print(f"{'':>12}{'min':>8}{'median':>8}{'max':>8}")
-    for key, values in times.items():
-        values = 1e3 * np.array(values)
-        print(f"{key:>12}{values.min():>8.2f}{np.median(values):>8.2f}{values.max():>8.2f}")
-
-
 def certificate_checks():
     """KKT checks, iterations and corrections of VANLassoRegressor (defaults) in
     each order of the certificate's readings."""
@@ -397,8 +370,6 @@ def main():
                         help="only the certificate's KKT checks in each order of its readings")
     parser.add_argument("--enet-path", action="store_true",
                         help="only VANElasticNetCV against ElasticNetCV")
-    parser.add_argument("--wide-refit", action="store_true",
-                        help="only the wide set's refit with its p x p work on one BLAS thread or not")
     parser.add_argument("--speed", action="store_true",
                         help="only the wall-time ratio, over more datasets (issue 14)")
     args = parser.parse_args()
@@ -413,8 +384,6 @@ def main():
         return enet_path_comparison(args.repeats)
     if args.checks:
         return certificate_checks()
-    if args.wide_refit:
-        return wide_refit(args.repeats)
 
     curves, rows = {}, []
     for name, X, y, alpha in datasets(args.quick):

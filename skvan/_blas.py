@@ -82,27 +82,6 @@ class _OneBlasThread:
 ONE_THREAD_FROM = 64
 
 
-#: Dense work, in multiply-adds, up to which what follows the KKT work (a wide
-#: fit's ``p x p`` precision, formed and factorised) stays on one BLAS thread
-#: (:func:`_one_blas_thread_for`).
-ONE_THREAD_WORK = 1e8
-
-
-def _one_blas_thread_for(work):
-    """A context with the BLAS on one thread for dense work of ``work``
-    multiply-adds, if at most :data:`ONE_THREAD_WORK` (a second thread could save
-    at most half of a few milliseconds), else none.
-
-    numpy and scipy each bring an OpenBLAS with its own threads, idle during the
-    KKT work (:func:`_one_blas_thread`); the first threaded calls after it waited
-    for their workers. ``python benchmarks/bench_lasso.py --wide-refit``: the
-    wide set's refit (its 301 x 301 precision's ``X^T W X`` and Cholesky factor
-    after the working sets) is faster on one thread, minimum and median."""
-    if work > ONE_THREAD_WORK:
-        return contextlib.nullcontext()
-    return _OneBlasThread()
-
-
 def _one_blas_thread(n_params):
     """A context with the BLAS on one thread (threadpoolctl, as scikit-learn
     limits it around small kernels) for the KKT work on ``n_params`` parameters:

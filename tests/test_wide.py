@@ -176,41 +176,6 @@ def test_kkt_work_runs_on_one_blas_thread_and_restores_the_count():
         assert blas_threads() == before
 
 
-def test_wide_fit_forms_a_small_precision_on_one_blas_thread():
-    """After the working sets' KKT work the p x p precision of a small wide fit
-    is formed on one BLAS thread (the first threaded calls after that work
-    waited for their workers); large work keeps the threads, and the count is
-    restored."""
-    import threadpoolctl
-
-    import skvan.linear_model._lasso as lasso
-    from skvan._blas import ONE_THREAD_WORK, _one_blas_thread_for
-
-    def blas_threads():
-        return [lib["num_threads"] for lib in threadpoolctl.threadpool_info()
-                if lib["user_api"] == "blas"]
-
-    before = blas_threads()
-    if max(before, default=1) == 1:
-        pytest.skip("the BLAS runs on one thread already")
-    with _one_blas_thread_for(2 * ONE_THREAD_WORK):
-        assert blas_threads() == before
-    seen = []
-    real = lasso.family_from_parts
-
-    def family_from_parts(kind, mean, *args):
-        seen.append((mean.size, max(blas_threads())))
-        return real(kind, mean, *args)
-
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((40, 120))
-    y = X[:, :3] @ np.ones(3) + 0.1 * rng.standard_normal(40)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(lasso, "family_from_parts", family_from_parts)
-        VANLassoRegressor(alpha=0.1).fit(X, y)
-    assert (121, 1) in seen and blas_threads() == before
-
-
 @pytest.mark.parametrize("p, one", [(10, False), (100, True), (300, True), (2100, False)])
 def test_full_family_lapack_runs_on_one_blas_thread_at_moderate_sizes(p, one):
     """A full family's LAPACK work (here its Cholesky factor, covariance and a

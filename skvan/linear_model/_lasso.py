@@ -10,7 +10,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from .._blas import _one_blas_thread_for
 from .._compat import Interval, _fit_context, validate_data
 from .._dask import reject_dask
 from .._data import dot
@@ -708,9 +707,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         c = float(sum(h["beta"] for h in result.history))
         lam = unit_predictor_precision(linear.X, linear.sample_weight, "diag")
         lam[columns] = np.maximum(np.diag(inner.precision) - c * np.diag(quad.G), lam_w)
-        n, p = linear.X.shape
-        with _one_blas_thread_for(float(n) * p * p + float(p) ** 3):
-            family = family_from_parts(self.covariance_, coef, lam, c * linear.weights, linear.X, free)
+        family = family_from_parts(self.covariance_, coef, lam, c * linear.weights, linear.X, free)
         return coef, family, sum(i[0] for i in infos), n_corrections
 
     @staticmethod
