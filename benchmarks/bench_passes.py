@@ -250,19 +250,22 @@ def lapack_threads(rng, repeats, quick):
     rule = _blas.LAPACK_ONE_THREAD
     print("\n    VANLogisticRegression fits (ms, min and median of alternating repeats): "
           "skvan's rule | LAPACK threaded")
-    shapes = ((5_000, 150, 2), (20_000, 200, 2), (50_000, 50, 10)) if not quick else ((5_000, 150, 2),)
-    for n, p, classes in shapes:  # 10 classes: the multinomial model, 510 parameters
-        X, y = make_classification(n, p, n_informative=p // 3, n_classes=classes,
+    # 10 classes: the multinomial model, 510 parameters; VI on 300 x 3000: the
+    # dual form, whose systems are 300 x 300.
+    shapes = ((5_000, 150, 2, "vo"), (20_000, 200, 2, "vo"), (50_000, 50, 10, "vo"),
+              (300, 3_000, 2, "vi")) if not quick else ((5_000, 150, 2, "vo"),)
+    for n, p, classes, objective in shapes:
+        X, y = make_classification(n, p, n_informative=p // 3 if p < 1_000 else 20, n_classes=classes,
                                    n_clusters_per_class=1 if classes > 2 else 2, random_state=0)
         times = {True: [], False: []}
-        for _ in range(repeats if classes == 2 else 3):
+        for _ in range(3 if classes > 2 else repeats):
             for keep in (True, False):
                 _blas.LAPACK_ONE_THREAD = rule if keep else (np.inf, 0)
                 start = time.perf_counter()
-                VANLogisticRegression().fit(X, y)
+                VANLogisticRegression(objective=objective).fit(X, y)
                 times[keep].append(1e3 * (time.perf_counter() - start))
         _blas.LAPACK_ONE_THREAD = rule
-        print(f"  {n} x {p}, {classes} classes: " + " | ".join(
+        print(f"  {n} x {p}, {classes} classes, {objective}: " + " | ".join(
             f"{min(times[keep]):.1f} / {np.median(times[keep]):.1f}" for keep in (True, False)), flush=True)
 
 

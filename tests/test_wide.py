@@ -212,3 +212,39 @@ def test_full_family_lapack_runs_on_one_blas_thread_at_moderate_sizes(p, one):
         q.sigma, q.solve(np.ones(p))
     assert len(seen) == 3 and set(seen) == {1 if one else before}  # potrf, potri, potrs
     assert blas_threads() == before
+
+
+def test_dual_family_lapack_runs_on_one_blas_thread():
+    """The dual form's n x n systems (VI on wide data) follow the same rule as a
+    full family's p x p ones: its Cholesky factor and solves run with scipy's
+    BLAS on one thread (bench_passes.py --lapack-threads: a VI fit on 300 x
+    3000 was several times faster), and the count is restored."""
+    import skvan.van._gram as gram_module
+    from skvan._blas import _lapack_libraries
+
+    def blas_threads():
+        return max(lib.num_threads for lib in _lapack_libraries())
+
+    before = blas_threads()
+    if before == 1:
+        pytest.skip("the BLAS runs on one thread already")
+    seen = []
+    real = gram_module.linalg
+
+    class Recording:
+        def __getattr__(self, name):
+            call = getattr(real, name)
+
+            def recorded(*args, **kwargs):
+                seen.append(blas_threads())
+                return call(*args, **kwargs)
+            return recorded
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 2100))  # more parameters than the rule covers
+    y = (X[:, 0] + 0.5 * rng.standard_normal(60) > 0).astype(int)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(gram_module, "linalg", Recording())
+        model = VANLogisticRegression(objective="vi", covariance="dual", max_iter=5).fit(X, y)
+    assert model.covariance_ == "dual"
+    assert seen and set(seen) == {1} and blas_threads() == before

@@ -32,11 +32,14 @@ expected L1 curvature vanishes): dividing by such a ``lam`` and subtracting the
 data's share back would leave their variances at the mercy of cancellation.
 """
 
+import functools
+
 import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
 from scipy.sparse.linalg import LinearOperator, cg
 
+from .._blas import lapack_one_thread
 from .._blocks import row_blocks
 from .._data import dot, gram, issparse, scale_columns, squared, tdot
 
@@ -237,6 +240,17 @@ class _GramFamily:
         self.marginal_variance()
 
 
+def _lapack_on_rows(method):
+    """Run a :class:`DualGaussian` method with scipy's LAPACK on one thread where
+    its ``n x n`` systems are of the sizes :func:`skvan._blas.lapack_one_thread`
+    covers (numpy's products over the columns keep their threads)."""
+    @functools.wraps(method)
+    def wrapped(self, *args, **kwargs):
+        with lapack_one_thread(self.precision.X.shape[0]):
+            return method(self, *args, **kwargs)
+    return wrapped
+
+
 class DualGaussian(_GramFamily):
     """Full Gaussian ``N(mean, P^-1)``, ``P`` a :class:`GramPrecision`, solved exactly
     through ``n x n`` systems (module docstring).
@@ -247,6 +261,7 @@ class DualGaussian(_GramFamily):
     precision : GramPrecision
     """
 
+    @_lapack_on_rows
     def _setup(self):
         """Factorise once per precision: ``K``, ``L``, and the Schur complement of
         the free coordinates."""
@@ -287,6 +302,7 @@ class DualGaussian(_GramFamily):
         T = linalg.cho_solve((f["L"], True), T, check_finite=False)
         return U - f["inv"][:, None] * np.asarray(tdot(self.precision.X, f["s"][:, None] * T))
 
+    @_lapack_on_rows
     def solve(self, g):
         """``P^-1 g`` for a vector or an ``(n_params, r)`` matrix."""
         f = self._setup()
@@ -304,6 +320,7 @@ class DualGaussian(_GramFamily):
         """``log det P = sum_a log lam + log det B + log det(Schur)``."""
         return self._setup()["logdet"]
 
+    @_lapack_on_rows
     def predictor_variance(self, X):
         """``x_i^T P^-1 x_i`` for each row of ``X``."""
         f = self._setup()
@@ -349,6 +366,7 @@ class DualGaussian(_GramFamily):
         prior = np.asarray(Zi.multiply(Z).sum(axis=1)).ravel() if issparse(Z) else np.einsum("ij,ij->i", Zi, Z)
         return np.maximum(prior - np.einsum("ij,ij->j", T, T), 0.0)
 
+    @_lapack_on_rows
     def weighted_trace(self, w):
         """``sum_j w_j Sigma_jj``. When ``w / lam`` is the same on every penalised
         coordinate (``c``), ``X diag(w / lam^2) X^T = c K`` and the sum is
@@ -370,6 +388,7 @@ class DualGaussian(_GramFamily):
             out += float(np.dot(w[f["b"]], np.diag(Sc_inv)))
         return out
 
+    @_lapack_on_rows
     def marginal_variance(self):
         """Diagonal of ``P^-1`` (``O(n^2 p)``, in column blocks; never ``p x p``)."""
         if self._marginal is not None:
