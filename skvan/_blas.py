@@ -96,7 +96,6 @@ def _one_blas_thread(n_params):
     return _OneBlasThread()
 
 
-
 #: The sizes ``n`` of ``n x n`` LAPACK work (Cholesky factors, their inverses,
 #: triangular solves) that runs on one BLAS thread (:func:`lapack_one_thread`).
 #: ``python benchmarks/bench_passes.py --lapack-threads``: right after a
