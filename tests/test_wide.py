@@ -176,6 +176,35 @@ def test_kkt_work_runs_on_one_blas_thread_and_restores_the_count():
         assert blas_threads() == before
 
 
+def _lapack_threads():
+    """The thread count of the library scipy's LAPACK runs on (skipping the test
+    where it is one already), and a recorder: ``recorder(module)`` stands in for
+    ``module`` (scipy's ``lapack`` or ``linalg``), noting that count at each call
+    into the list it returns beside."""
+    from skvan._blas import _lapack_libraries
+
+    def threads():
+        return max(lib.num_threads for lib in _lapack_libraries())
+
+    if threads() == 1:
+        pytest.skip("the BLAS runs on one thread already")
+    seen = []
+
+    class Recording:
+        def __init__(self, module):
+            self.module = module
+
+        def __getattr__(self, name):
+            call = getattr(self.module, name)
+
+            def recorded(*args, **kwargs):
+                seen.append(threads())
+                return call(*args, **kwargs)
+            return recorded
+
+    return threads, Recording, seen
+
+
 @pytest.mark.parametrize("p, one", [(10, False), (100, True), (300, True), (2100, False)])
 def test_full_family_lapack_runs_on_one_blas_thread_at_moderate_sizes(p, one):
     """A full family's LAPACK work (here its Cholesky factor, covariance and a
@@ -183,31 +212,14 @@ def test_full_family_lapack_runs_on_one_blas_thread_at_moderate_sizes(p, one):
     a numpy pass, two threads waited for a core: bench_passes.py
     --lapack-threads); elsewhere the threads are the machine's."""
     import skvan.van._family as family
-    from skvan._blas import _lapack_libraries
     from skvan.van import FullGaussian
 
-    def blas_threads():  # of the library scipy's LAPACK runs on
-        return max(lib.num_threads for lib in _lapack_libraries())
-
+    blas_threads, Recording, seen = _lapack_threads()
     before = blas_threads()
-    if before == 1:
-        pytest.skip("the BLAS runs on one thread already")
-    seen = []
-    real = family.lapack
-
-    class Recording:
-        def __getattr__(self, name):
-            call = getattr(real, name)
-
-            def recorded(*args, **kwargs):
-                seen.append(blas_threads())
-                return call(*args, **kwargs)
-            return recorded
-
     rng = np.random.default_rng(0)
     A = rng.standard_normal((p + 5, p))
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(family, "lapack", Recording())
+        mp.setattr(family, "lapack", Recording(family.lapack))
         q = FullGaussian(np.zeros(p), A.T @ A + np.eye(p))
         q.sigma, q.solve(np.ones(p))
     assert len(seen) == 3 and set(seen) == {1 if one else before}  # potrf, potri, potrs
@@ -220,31 +232,14 @@ def test_dual_family_lapack_runs_on_one_blas_thread():
     BLAS on one thread (bench_passes.py --lapack-threads: a VI fit on 300 x
     3000 was several times faster), and the count is restored."""
     import skvan.van._gram as gram_module
-    from skvan._blas import _lapack_libraries
 
-    def blas_threads():
-        return max(lib.num_threads for lib in _lapack_libraries())
-
+    blas_threads, Recording, seen = _lapack_threads()
     before = blas_threads()
-    if before == 1:
-        pytest.skip("the BLAS runs on one thread already")
-    seen = []
-    real = gram_module.linalg
-
-    class Recording:
-        def __getattr__(self, name):
-            call = getattr(real, name)
-
-            def recorded(*args, **kwargs):
-                seen.append(blas_threads())
-                return call(*args, **kwargs)
-            return recorded
-
     rng = np.random.default_rng(0)
     X = rng.standard_normal((60, 2100))  # more parameters than the rule covers
     y = (X[:, 0] + 0.5 * rng.standard_normal(60) > 0).astype(int)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(gram_module, "linalg", Recording())
+        mp.setattr(gram_module, "linalg", Recording(gram_module.linalg))
         model = VANLogisticRegression(objective="vi", covariance="dual", max_iter=5).fit(X, y)
     assert model.covariance_ == "dual"
     assert seen and set(seen) == {1} and blas_threads() == before
