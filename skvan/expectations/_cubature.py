@@ -16,14 +16,24 @@ standard normal:
 :func:`softmax_rule` takes the degree-5 rule while its weights are positive (up
 to four classes) and the degree-3 one beyond: positive weights keep averaged
 probabilities in ``[0, 1]`` and let ``predict_log_proba`` work in log space.
-Under VO the ``V_i`` vanish and every rule becomes the plug-in. Rows whose
-``V_i`` have a trace below :data:`_EXPANSION_TRACE` = ``1e-6`` (sd ``1e-3``) skip
-the points: they take the second-order expansion
-:meth:`~skvan.objectives.SoftmaxLoss.expansion`, whose value and gradient agree
-with the rule to ``O(V^2)``, below 1e-13 there (VO's last iterations), and whose
-curvature (the fourth cumulant included) is the more accurate of the two beyond
-four classes: the degree-3 rule's consistent curvature is off by ``O(V)``, the two
-within 1e-7 at that trace with ten classes (``tests/test_multinomial.py``).
+Under VO the ``V_i`` vanish and every rule becomes the plug-in. Narrow rows
+skip the points: they take the second-order expansion
+:meth:`~skvan.objectives.SoftmaxLoss.expansion` (its curvature with the fourth
+cumulant, its value to ``O(V^3)``), below a trace of ``V_i`` that depends on the
+rule (:func:`expansion_trace`):
+
+- up to four classes, ``1e-6`` (sd ``1e-3``): the degree-5 rule errs by
+  ``O(V^3)``, the expansion's gradient and curvature by ``O(V^2)``, the two within
+  1e-13 there (VO's last iterations);
+- beyond, ``1e-2`` (sd ``0.1``): the degree-3 rule errs by ``O(V^2)`` as the
+  expansion does, and its consistent curvature by ``O(V)``. Against a
+  quasi-Monte Carlo reference at that trace, with 5, 10 and 20 classes, each of
+  the expansion's errors (value, gradient, curvature, Gauss-Newton curvature) is
+  at most 2e-6, the rule's curvature errs by 1e-4 or more, and the expansion's
+  largest error is below the rule's largest; so it is up to a trace of 1 (``python
+  benchmarks/bench_multinomial.py --expansion``), where the expansion's gradient
+  and Gauss-Newton curvature err up to 4 times more than the rule's and its
+  curvature 1.8 to 55 times less.
 Under VI the error grows with the predictors' spread: measured against Monte Carlo
 (``tests/test_multinomial.py``), the expected loss, gradient and curvature
 are within 1e-3 to 2e-3 for standard deviations of 0.1 and 5e-3 (three
@@ -116,10 +126,15 @@ def points(M, V, rule=softmax_rule):
 
 
 #: Rows whose ``V_i`` have a smaller trace take the second-order expansion (module
-#: docstring). At ``1e-8`` a 50,000 x 50 x 10 fit made one more pass of roots and
-#: points: 1,304 and 2,439 ms of roots and cubature per fit then, 974 and 1,931
-#: now (``python benchmarks/profile_fit.py --multinomial``, one run each).
+#: docstring), up to four classes (the degree-5 rule)...
 _EXPANSION_TRACE = 1e-6
+#: ...and beyond (the degree-3 rule, no more accurate than the expansion there).
+_EXPANSION_TRACE_DEGREE_3 = 1e-2
+
+
+def expansion_trace(n_classes):
+    """The trace of ``V_i`` below which a row takes the expansion (module docstring)."""
+    return _EXPANSION_TRACE if n_classes <= 4 else _EXPANSION_TRACE_DEGREE_3
 #: Below this largest root of ``V_i`` (``q`` narrow along that row) the curvature
 #: is the rule's average Hessian, which the consistent one tends to as ``V_i -> 0``
 #: and which does not divide by the roots.
@@ -202,7 +217,7 @@ class SoftmaxCubature(LinearPredictorExpectation):
         loss = objective.loss
         # Rows narrow throughout take the second-order expansion: no roots, no
         # points (a point mass, V_i = 0, gets the derivatives at the mean exactly).
-        narrow = np.einsum("ikk->i", V) < _EXPANSION_TRACE
+        narrow = np.einsum("ikk->i", V) < expansion_trace(K)
         for rows in index_blocks(np.flatnonzero(narrow), 4 * K * K, _CHUNK):
             e0[rows], e1[rows], C = loss.expansion(objective.Y[rows], M[rows], V[rows], need)
             if e2 is not None:

@@ -90,15 +90,19 @@ class SoftmaxLoss:
         p p^T``, their contractions with ``V`` are sums over the ``K`` outcomes:
         ``s_c = x_c^T V x_c = V_cc - 2 (V p)_c + p^T V p``, and
 
-        - ``E[l] = l(m) + tr(H V) / 2``,
+        - ``E[l] = l(m) + tr(H V) / 2 + kappa_4(V, V) / 8``, with the fourth cumulant
+          contracted twice, ``kappa_4(V, V) = sum_c p_c s_c^2 - tr(H V)^2 - 2 tr(H V H V)``,
         - ``E[p(a)] = p + (p o s - (p^T s) p) / 2``,
         - ``E[H(a)] = H + (diag(p o s) - (p o s) p^T - p (p o s)^T + (p^T s) p p^T
-          - tr(H V) H - 2 H V H) / 2`` (the fourth cumulant),
+          - tr(H V) H - 2 H V H) / 2`` (the fourth cumulant contracted once),
         - the Gauss-Newton ``E[g g^T] = E[g] E[g]^T + H V H``,
 
-        each up to ``O(V^2)`` (the odd terms vanish by symmetry). A cubature rule
-        of degree 3 has the same order of error, so on narrow rows the two agree
-        to ``O(V^2)`` (``tests/test_multinomial.py``) at a fraction of the cost.
+        the value up to ``O(V^3)``, the others up to ``O(V^2)`` (the odd terms
+        vanish by symmetry). The value's ``O(V^2)`` term makes the curvature
+        exactly ``2 dE[l]/dV``, as VI's fixed point needs (Price's theorem). A
+        cubature rule of degree 3 has the same order of error, so on narrow rows the
+        two agree to ``O(V^2)`` (``tests/test_multinomial.py``) at a fraction of the
+        cost.
         """
         lse, P = log_normaliser(M)
         l = lse - np.sum(Y * M, axis=-1)
@@ -106,15 +110,18 @@ class SoftmaxLoss:
         pVp = np.sum(P * Vp, axis=-1)
         v = np.einsum("...kk->...k", V)
         trace_HV = np.sum(P * v, axis=-1) - pVp
-        e0 = l + 0.5 * trace_HV
-        ps = P * (v - 2.0 * Vp + pVp[..., None])
+        s = v - 2.0 * Vp + pVp[..., None]
+        ps = P * s
+        H = -P[..., :, None] * P[..., None, :]
+        np.einsum("...kk->...k", H)[...] += P
+        HV = H @ V
+        kappa = np.sum(ps * s, axis=-1) - trace_HV ** 2 - 2.0 * np.einsum("...ab,...ba->...", HV, HV)
+        e0 = l + 0.5 * trace_HV + 0.125 * kappa
         sum_ps = ps.sum(axis=-1)
         e1 = P - Y + 0.5 * (ps - sum_ps[..., None] * P)
         if need == "value":
             return e0, e1, None
-        H = -P[..., :, None] * P[..., None, :]
-        np.einsum("...kk->...k", H)[...] += P
-        HVH = H @ V @ H
+        HVH = HV @ H
         if need == "gauss_newton":
             return e0, e1, e1[..., :, None] * e1[..., None, :] + HVH
         cross = ps[..., :, None] * P[..., None, :]
