@@ -292,6 +292,32 @@ def test_the_certificate_also_reads_q_without_its_distance_margin():
     assert np.array_equal(van.coef_ == 0, ref.coef_ == 0)
 
 
+@pytest.mark.parametrize("fraction", [0.3, 0.1, 0.01])
+def test_the_certificate_skips_the_margin_reading_without_a_distance(fraction, diabetes,
+                                                                     monkeypatch):
+    """Before the mean test has a distance (its first iterations) the reading with
+    the margin moves every mean to 0: its support, the unpenalised coefficients
+    alone, says nothing about q, and the certificate does not check it (on
+    diabetes at 0.1 alpha_max it cost four KKT checks that failed). The answer is
+    still the Lasso's."""
+    from skvan.objectives import LassoCertificate
+
+    X, y = diabetes
+    read = []
+    certify = LassoCertificate._certify
+
+    def recording(self, support, signs):
+        read.append((self.distance, int(np.count_nonzero(support))))
+        return certify(self, support, signs)
+
+    monkeypatch.setattr(LassoCertificate, "_certify", recording)
+    alpha = fraction * np.max(np.abs((X - X.mean(0)).T @ (y - y.mean()))) / len(y)
+    van = VANLassoRegressor(alpha=alpha).fit(X, y)
+    assert read and not any(distance == np.inf and size == 1 for distance, size in read)
+    ref = _lasso(X, y, alpha)
+    np.testing.assert_allclose(van.coef_, ref.coef_, rtol=1e-9, atol=1e-10)
+
+
 @pytest.mark.parametrize("fraction", [0.3, 0.01, 0.001])
 def test_the_certificate_checks_each_support_once(fraction, diabetes, monkeypatch):
     """A support and signs that failed the KKT check fail it again: the certificate

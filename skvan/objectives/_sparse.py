@@ -930,6 +930,10 @@ class LassoCertificate:
         signs = np.sign(family.mean)
         slacks = {"as_is": 0.0, "margin": self.distance}
         for slack in dict.fromkeys(slacks[reading] for reading in self.reading_order):
+            if slack == np.inf:
+                # No distance yet (the mean test's first iterations): the margin
+                # moves every mean to 0, a support that says nothing about q.
+                continue
             support = support_from_q(family.mean, var, self._check.strength, slack=slack)
             # A support and signs that failed the check fail it again (the check
             # depends on nothing else).
