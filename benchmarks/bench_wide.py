@@ -17,8 +17,13 @@ Problems (generated here, nothing downloaded):
   words per document), TF-IDF weighted, labels from 200 informative words, C=1;
   against lbfgs and liblinear.
 
+``--vi`` (only this): iterations and seconds of ``objective="vi"`` logistic fits on
+generated wide designs (standard normal, 10-20 nonzero coefficients, logistic
+noise) and two bundled sets, for ``C`` in 1 and 0.01 and both curvatures.
+
 Run: python benchmarks/bench_wide.py [--repeats 5] [--problems NAME ...] [--lasso-growth G]
      [--enter F]
+     python benchmarks/bench_wide.py --vi
 """
 
 import argparse
@@ -158,6 +163,37 @@ def run(name, X, y, kind, params, repeats, only_lbfgs):
           f"{peer_peak / 2**20:.0f} MiB (the data: {data / 2**20:.0f} MiB)")
 
 
+def vi_iterations():
+    """How many iterations VI takes on wide designs (user guide, "Wide and sparse
+    data"), against a narrow one and two bundled sets."""
+    from sklearn.datasets import load_breast_cancer, load_digits
+    from sklearn.preprocessing import StandardScaler
+
+    def generated(n, p, k):
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((n, p))
+        w = np.zeros(p)
+        w[:k] = rng.normal(0, 1, k)
+        return X, (X @ w + rng.logistic(size=n) > 0).astype(int)
+
+    X, y = load_breast_cancer(return_X_y=True)
+    sets = [("breast_cancer", StandardScaler().fit_transform(X), y)]
+    X, y = load_digits(return_X_y=True)
+    sets.append(("digits 0-4 vs 5-9", StandardScaler().fit_transform(X), (y >= 5).astype(int)))
+    for n, p, k in ((500, 100, 10), (200, 1_000, 10), (300, 3_000, 20)):
+        sets.append((f"generated {n} x {p}", *generated(n, p, k)))
+    print("VI logistic regression: iterations (seconds), max_iter=300\n")
+    configs = [(1.0, "exact"), (0.01, "exact"), (1.0, "gauss_newton")]
+    print(f"{'data':<24}" + "".join(f"{f'C={C:g} {h}':>22}" for C, h in configs))
+    for name, X, y in sets:
+        cells = []
+        for C, hessian in configs:
+            start = time.perf_counter()
+            est = VANLogisticRegression(objective="vi", C=C, hessian=hessian, max_iter=300).fit(X, y)
+            cells.append(f"{est.n_iter_[0]} ({time.perf_counter() - start:.2f} s)")
+        print(f"{name:<24}" + "".join(f"{c:>22}" for c in cells))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -167,8 +203,12 @@ def main():
                         help="beta_growth of VANLassoRegressor (default: its 'auto')")
     parser.add_argument("--enter", type=float, default=None,
                         help="skvan.linear_model._lasso.WORKING_SET_ENTER (default: the library's)")
+    parser.add_argument("--vi", action="store_true", help="only VI's iterations on wide designs")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
+    if args.vi:
+        vi_iterations()
+        return
     if args.enter is not None:
         skvan.linear_model._lasso.WORKING_SET_ENTER = args.enter
     print(f"matched accuracy: relative coefficient error <= {TARGET:g}; "
