@@ -369,3 +369,19 @@ def test_active_learning_on_three_classes(strategy):
     idx, scores = strategy(clf, X, n_instances=4, random_state=0)
     assert len(set(idx)) == 4 and np.all(scores >= 0)
     assert clf.teach(X[idx], y[idx]).n_labels_ == 34
+
+
+@pytest.mark.parametrize("class_weight", ["balanced", {0: 1.0, 1: 3.0, 2: 0.5}])
+def test_active_classifier_class_weight_multiplies_sample_weight(class_weight):
+    """ActiveVANClassifier's class weights act as scikit-learn's do: a fit with them
+    equals one with the same weights passed as ``sample_weight`` (the queries,
+    which read the model, then agree too)."""
+    from sklearn.utils.class_weight import compute_sample_weight
+
+    X, y = _data("wine")
+    weighted = ActiveVANClassifier(class_weight=class_weight, random_state=0).fit(X, y)
+    as_samples = ActiveVANClassifier(random_state=0).fit(
+        X, y, sample_weight=compute_sample_weight(class_weight, y))
+    np.testing.assert_allclose(weighted.coef_, as_samples.coef_, rtol=1e-10, atol=1e-12)
+    unweighted = ActiveVANClassifier(random_state=0).fit(X, y)
+    assert np.abs(weighted.coef_ - unweighted.coef_).max() > 1e-3
