@@ -297,9 +297,8 @@ def test_the_certificate_skips_the_margin_reading_without_a_distance(fraction, d
                                                                      monkeypatch):
     """Before the mean test has a distance (its first iterations) the reading with
     the margin moves every mean to 0: its support, the unpenalised coefficients
-    alone, says nothing about q, and the certificate does not check it (on
-    diabetes at 0.1 alpha_max it cost four KKT checks that failed). The answer is
-    still the Lasso's."""
+    alone, says nothing about q, and the certificate does not check it. The
+    answer is still the Lasso's."""
     from skvan.objectives import LassoCertificate
 
     X, y = diabetes
