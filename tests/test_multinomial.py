@@ -125,6 +125,21 @@ def test_second_order_expansion_agrees_with_the_rule_to_second_order(K, need, rn
     assert np.all((ratios > 10.0 ** order / 2) & (ratios < 10.0 ** order * 2)), ratios
 
 
+@pytest.mark.parametrize("K", [3, 10])
+def test_expansion_curvature_is_the_derivative_of_its_value(K, rng):
+    """The expansion's curvature is ``2 dE[l]/dV`` of its own value (Price's
+    theorem, which VI's fixed point needs), by central differences along random
+    symmetric directions: the value's second-order term makes it so."""
+    M, Y, V = _rows(rng, 30, K, 1e-2)
+    D = rng.randn(30, K, K)
+    D += np.swapaxes(D, 1, 2)
+    loss, h = SoftmaxLoss(), 1e-6
+    up, down = (loss.expansion(Y, M, V + s * h * D, "value")[0] for s in (1, -1))
+    curvature = loss.expansion(Y, M, V)[2]
+    np.testing.assert_allclose((up - down) / (2 * h), 0.5 * np.einsum("iab,iab->i", curvature, D),
+                               rtol=1e-6, atol=1e-9)
+
+
 @pytest.mark.parametrize("K, narrow, wide", [(3, 5e-7, 1e-2), (10, 5e-3, 1.0)])
 def test_cubature_takes_the_expansion_on_narrow_rows_only(K, narrow, wide, rng, monkeypatch):
     """Rows whose predictors' variances sum to less than ``expansion_trace(K)``
