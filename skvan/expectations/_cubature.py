@@ -23,8 +23,10 @@ cumulant, its value to ``O(V^3)``), below a trace of ``V_i`` that depends on the
 rule (:func:`expansion_trace`):
 
 - up to four classes, ``1e-6`` (sd ``1e-3``): the degree-5 rule errs by
-  ``O(V^3)``, the expansion's gradient and curvature by ``O(V^2)``, the two within
-  1e-13 there (VO's last iterations);
+  ``O(V^3)``, the expansion's gradient and curvature by ``O(V^2)``; their values
+  and gradients agree within 1e-13 there (VO's last iterations), their
+  curvatures within 1e-7, the rule's consistent curvature being off by ``O(V)``
+  (``tests/test_multinomial.py``);
 - beyond, ``1e-2`` (sd ``0.1``): the degree-3 rule errs by ``O(V^2)`` as the
   expansion does, and its consistent curvature by ``O(V)``. Against a
   quasi-Monte Carlo reference at that trace, with 5, 10 and 20 classes, each of
@@ -135,6 +137,8 @@ _EXPANSION_TRACE_DEGREE_3 = 1e-2
 def expansion_trace(n_classes):
     """The trace of ``V_i`` below which a row takes the expansion (module docstring)."""
     return _EXPANSION_TRACE if n_classes <= 4 else _EXPANSION_TRACE_DEGREE_3
+
+
 #: Below this largest root of ``V_i`` (``q`` narrow along that row) the curvature
 #: is the rule's average Hessian, which the consistent one tends to as ``V_i -> 0``
 #: and which does not divide by the roots.
