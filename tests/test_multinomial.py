@@ -144,7 +144,7 @@ def test_expansion_curvature_is_the_derivative_of_its_value(K, rng):
 def test_cubature_takes_the_expansion_on_narrow_rows_only(K, narrow, wide, rng, monkeypatch):
     """Rows whose predictors' variances sum to less than ``expansion_trace(K)``
     (1e-6 up to four classes, 1e-2 beyond) take the expansion, the others the rule:
-    each row gets exactly what its method gives it alone. Up to four classes the
+    each row gets what its method gives it alone (to round-off). Up to four classes the
     two agree on the narrow rows within 1e-13 (they differ by O(V^2) there), the
     curvature within 1e-7 (the rule's consistent curvature is off by O(V)), and
     the gradient of a wide row is not the expansion's."""
@@ -168,8 +168,8 @@ def test_cubature_takes_the_expansion_on_narrow_rows_only(K, narrow, wide, rng, 
         taylor = SoftmaxLoss().expansion(Y[::2], M[::2], V[::2], need)
         for a, b, c in zip(got, rule, taylor):
             if a is not None:
-                np.testing.assert_allclose(a[1::2], b, rtol=1e-14, atol=1e-15)
-                np.testing.assert_allclose(a[::2], c, rtol=1e-14, atol=1e-15)
+                np.testing.assert_allclose(a[1::2], b, rtol=1e-12, atol=1e-14)
+                np.testing.assert_allclose(a[::2], c, rtol=1e-12, atol=1e-14)
         if K <= 4:
             rule = _rule(Y[::2], M[::2], V[::2], "exact" if need == "value" else need)
             tols = (1e-13, 1e-13, 1e-13 if need == "gauss_newton" else 1e-7)
@@ -209,10 +209,10 @@ def test_expansion_is_as_accurate_as_the_degree_3_rule_where_it_replaces_it(K, r
         reference = loss.weighted_derivatives(Y[:, None, :], A, w, need)[:3]
         for name, got in (("expansion", loss.expansion(Y, M, V, need)), ("rule", _rule(Y, M, V, need))):
             errors[name, need] = [np.abs(a - b).max() for a, b in zip(got, reference)]
-    assert max(max(e) for (name, _), e in errors.items() if name == "expansion") < 1e-5
+    largest = {name: max(max(e) for (of, _), e in errors.items() if of == name)
+               for name in ("expansion", "rule")}
+    assert largest["expansion"] < 1e-5 and largest["expansion"] < largest["rule"]
     assert errors["expansion", "exact"][2] < errors["rule", "exact"][2] / 10
-    largest = max(max(e) for (name, _), e in errors.items() if name == "expansion")
-    assert largest < max(max(e) for (name, _), e in errors.items() if name == "rule")
 
 
 def test_log_normaliser_matches_scipy(rng):
