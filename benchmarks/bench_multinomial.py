@@ -128,7 +128,8 @@ def expansion_errors(n=200, traces=(1e-3, 1e-2, 1e-1, 1.0)):
 
     loss = SoftmaxLoss()
     rng = np.random.default_rng(0)
-    print("Largest absolute error over", n, "rows against quasi-Monte Carlo (2^15 antithetic points);")
+    print(f"Largest absolute error over {n} rows against quasi-Monte Carlo "
+          "(2^15 antithetic points);")
     print("V_i = B B^T scaled to the trace, B standard normal; means N(0, 4)\n")
     print(f"{'K':>3} {'trace':>6}  {'':9} {'value':>8} {'gradient':>8} {'curvature':>9} "
           f"{'Gauss-Newton':>12}")
@@ -157,7 +158,8 @@ def expansion_errors(n=200, traces=(1e-3, 1e-2, 1e-1, 1.0)):
             rule = {}
             for need in ("exact", "gauss_newton"):
                 e0, e1, C, G = loss.weighted_derivatives(Y[:, None, :], A, w, need)
-                rule[need] = (e0, e1, consistent_curvature(G, C, w, roots) if need == "exact" else C)
+                curvature = consistent_curvature(G, C, w, roots) if need == "exact" else C
+                rule[need] = (e0, e1, curvature)
             expansion = {need: loss.expansion(Y, M, V, need) for need in ("exact", "gauss_newton")}
             for name, got in (("expansion", expansion), ("rule", rule)):
                 e = [np.abs(a - b).max() for a, b in zip(got["exact"], reference["exact"])]

@@ -189,7 +189,8 @@ def vi_iterations():
         cells = []
         for C, hessian in configs:
             start = time.perf_counter()
-            est = VANLogisticRegression(objective="vi", C=C, hessian=hessian, max_iter=300).fit(X, y)
+            est = VANLogisticRegression(objective="vi", C=C, hessian=hessian, max_iter=300)
+            est.fit(X, y)
             cells.append(f"{est.n_iter_[0]} ({time.perf_counter() - start:.2f} s)")
         print(f"{name:<24}" + "".join(f"{c:>22}" for c in cells))
 

@@ -175,7 +175,8 @@ def test_cubature_takes_the_expansion_on_narrow_rows_only(K, narrow, wide, rng, 
             tols = (1e-13, 1e-13, 1e-13 if need == "gauss_newton" else 1e-7)
             for a, b, tol in zip(got, rule, tols):
                 if a is not None:
-                    np.testing.assert_allclose(a[::2], b, rtol=0, atol=tol * max(1.0, np.abs(b).max()))
+                    np.testing.assert_allclose(a[::2], b, rtol=0,
+                                               atol=tol * max(1.0, np.abs(b).max()))
     # A point mass: exactly the derivatives at the mean.
     l, G, H = SoftmaxLoss().loss_derivatives(Y, M)
     for got, want in zip(SoftmaxCubature()._raw(f, M, 0 * V, "exact"), (l, G, H)):
@@ -207,7 +208,8 @@ def test_expansion_is_as_accurate_as_the_degree_3_rule_where_it_replaces_it(K, r
     errors = {}
     for need in ("exact", "gauss_newton"):
         reference = loss.weighted_derivatives(Y[:, None, :], A, w, need)[:3]
-        for name, got in (("expansion", loss.expansion(Y, M, V, need)), ("rule", _rule(Y, M, V, need))):
+        for name, got in (("expansion", loss.expansion(Y, M, V, need)),
+                          ("rule", _rule(Y, M, V, need))):
             errors[name, need] = [np.abs(a - b).max() for a, b in zip(got, reference)]
     largest = {name: max(max(e) for (of, _), e in errors.items() if of == name)
                for name in ("expansion", "rule")}

@@ -115,7 +115,8 @@ class SoftmaxLoss:
         H = -P[..., :, None] * P[..., None, :]
         np.einsum("...kk->...k", H)[...] += P
         HV = H @ V
-        kappa = np.sum(ps * s, axis=-1) - trace_HV ** 2 - 2.0 * np.einsum("...ab,...ba->...", HV, HV)
+        kappa = (np.sum(ps * s, axis=-1) - trace_HV**2
+                 - 2.0 * np.einsum("...ab,...ba->...", HV, HV))
         e0 = l + 0.5 * trace_HV + 0.125 * kappa
         sum_ps = ps.sum(axis=-1)
         e1 = P - Y + 0.5 * (ps - sum_ps[..., None] * P)
