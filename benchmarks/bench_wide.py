@@ -23,7 +23,7 @@ noise) and two bundled sets, for ``C`` in 1 and 0.01 and both curvatures.
 
 Run: python benchmarks/bench_wide.py [--repeats 5] [--problems NAME ...] [--lasso-growth G]
      [--enter F]
-     python benchmarks/bench_wide.py --vi
+     python benchmarks/bench_wide.py --vi [--vi-tol 1e-4]
 """
 
 import argparse
@@ -163,7 +163,7 @@ def run(name, X, y, kind, params, repeats, only_lbfgs):
           f"{peer_peak / 2**20:.0f} MiB (the data: {data / 2**20:.0f} MiB)")
 
 
-def vi_iterations():
+def vi_iterations(tol=1e-4):
     """How many iterations VI takes on wide designs (user guide, "Wide and sparse
     data"), against a narrow one and two bundled sets."""
     from sklearn.datasets import load_breast_cancer, load_digits
@@ -182,14 +182,15 @@ def vi_iterations():
     sets.append(("digits 0-4 vs 5-9", StandardScaler().fit_transform(X), (y >= 5).astype(int)))
     for n, p, k in ((500, 100, 10), (200, 1_000, 10), (300, 3_000, 20)):
         sets.append((f"generated {n} x {p}", *generated(n, p, k)))
-    print("VI logistic regression: iterations (seconds), max_iter=300\n")
+    print(f"VI logistic regression: iterations (seconds), tol={tol:g}, max_iter=300\n")
     configs = [(1.0, "exact"), (0.01, "exact"), (1.0, "gauss_newton")]
     print(f"{'data':<24}" + "".join(f"{f'C={C:g} {h}':>22}" for C, h in configs))
     for name, X, y in sets:
         cells = []
         for C, hessian in configs:
             start = time.perf_counter()
-            est = VANLogisticRegression(objective="vi", C=C, hessian=hessian, max_iter=300)
+            est = VANLogisticRegression(objective="vi", C=C, hessian=hessian, max_iter=300,
+                                        tol=tol)
             est.fit(X, y)
             cells.append(f"{est.n_iter_[0]} ({time.perf_counter() - start:.2f} s)")
         print(f"{name:<24}" + "".join(f"{c:>22}" for c in cells))
@@ -205,10 +206,11 @@ def main():
     parser.add_argument("--enter", type=float, default=None,
                         help="skvan.linear_model._lasso.WORKING_SET_ENTER (default: the library's)")
     parser.add_argument("--vi", action="store_true", help="only VI's iterations on wide designs")
+    parser.add_argument("--vi-tol", type=float, default=1e-4, help="tol of those VI fits")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     if args.vi:
-        vi_iterations()
+        vi_iterations(args.vi_tol)
         return
     if args.enter is not None:
         skvan.linear_model._lasso.WORKING_SET_ENTER = args.enter
