@@ -11,14 +11,12 @@ from sklearn.utils._param_validation import (
     validate_parameter_constraints,
     validate_params,
 )
-from sklearn.utils.parallel import _get_threadpool_controller
 from sklearn.utils.validation import validate_data
 
 __all__ = [
     "Interval",
     "StrOptions",
     "_fit_context",
-    "_get_threadpool_controller",
     "validate_data",
     "validate_parameter_constraints",
     "validate_params",

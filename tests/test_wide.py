@@ -176,6 +176,31 @@ def test_kkt_work_runs_on_one_blas_thread_and_restores_the_count():
         assert blas_threads() == before
 
 
+def test_small_fits_run_on_one_blas_thread_and_restore_the_count(monkeypatch):
+    """Below ``SMALL_WORK`` multiply-adds per pass the solver's loop runs with every
+    BLAS library on one thread (waking threads costs more than such products),
+    and the user's counts are back after the fit."""
+    import threadpoolctl  # a requirement (setup.cfg)
+    from sklearn.datasets import load_breast_cancer
+
+    from skvan.van import VANSolver
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpoolctl.threadpool_info()
+                if lib["user_api"] == "blas"]
+
+    before = blas_threads()
+    if set(before) == {1}:
+        pytest.skip("the BLAS runs on one thread already")
+    seen, expectations = [], VANSolver.compute_expectations
+    monkeypatch.setattr(VANSolver, "compute_expectations",
+                        lambda self: seen.append(blas_threads()) or expectations(self))
+    X, y = load_breast_cancer(return_X_y=True)  # 569 x 31: 5e5 per pass
+    VANLogisticRegression().fit(X, y)
+    assert seen and all(set(threads) == {1} for threads in seen)
+    assert blas_threads() == before
+
+
 def _lapack_threads():
     """The thread count of the library scipy's LAPACK runs on (skipping the test
     where it is one already), and a recorder: ``recorder(module)`` stands in for

@@ -29,8 +29,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from .._blas import lapack_one_thread
-from .._compat import _get_threadpool_controller
+from .._blas import _OneBlasThread, lapack_one_thread
 from .._warnings import warn_user
 from ._batches import FullBatch
 from ._schedule import AveragingSchedule, GeometricSchedule, variational_objective
@@ -187,7 +186,7 @@ class VANSolver:
         X = getattr(self.f, "X", None)
         width = self.family.n_params if X is None else X.shape[1]
         if self.batches_.rows * width**2 < SMALL_WORK:
-            return _get_threadpool_controller().limit(limits=1, user_api="blas")
+            return _OneBlasThread()  # threadpoolctl's limit, its libraries found once
         return nullcontext()
 
     def setup(self):
