@@ -4,10 +4,12 @@ Not part of the public API: the code that ``examples/plot_policy_search.py``,
 ``benchmarks/bench_rl.py`` and ``tests/test_policy_search.py`` run. It needs
 ``gymnasium`` (an optional extra) only when a task is made.
 
-Policies are linear in the observation scaled by the bounds the environment
-declares (``(s - centre) / half-width``; unbounded coordinates as they are),
-plus a bias: a continuous action ``clip(W s + b)`` or, for discrete
-two-action tasks, ``1[w^T s + b > 0]``.
+Policies are linear in features of the observation scaled by the bounds the
+environment declares (``s = (obs - centre) / half-width``; unbounded coordinates
+as they are): a continuous action ``clip(W phi(s))`` or, for discrete two-action
+tasks, ``1[w^T phi(s) > 0]``. :class:`LinearPolicy` has ``phi(s) = (s, 1)``;
+:class:`QuadraticPolicy` adds the products ``s_i s_j`` (``i <= j``), the smallest
+policy that can swing Pendulum-v1 up (:data:`POLICIES`).
 
 Four ways to search the policy's parameters, each spending a budget of
 environment steps and returning checkpoints ``(steps, parameters)``:
@@ -31,6 +33,8 @@ class LinearPolicy:
     """``a = clip(W s~ + b)`` (continuous) or ``1[w^T s~ + b > 0]`` (two actions),
     ``s~`` the observation scaled by the environment's declared bounds."""
 
+    name = "linear"
+
     def __init__(self, env):
         space = env.observation_space
         low, high = np.asarray(space.low, float), np.asarray(space.high, float)
@@ -47,14 +51,24 @@ class LinearPolicy:
         else:
             self.n_act = env.action_space.shape[0]
             self.low, self.high = env.action_space.low, env.action_space.high
-        self.n_params = self.n_act * (self.n_obs + 1)
+        self.n_features = self._n_features(self.n_obs)
+        self.n_params = self.n_act * self.n_features
+
+    @staticmethod
+    def _n_features(n_obs):
+        return n_obs + 1
+
+    def scaled(self, obs):
+        """``s~``: the observation scaled by the declared bounds."""
+        return (np.asarray(obs, float) - self.centre) / self.scale
 
     def features(self, obs):
-        return np.append((np.asarray(obs, float) - self.centre) / self.scale, 1.0)
+        """``phi(s~) = (s~, 1)``."""
+        return np.append(self.scaled(obs), 1.0)
 
     def mean_action(self, theta, obs):
-        """The deterministic action (before noise): ``W s~ + b``."""
-        return theta.reshape(self.n_act, self.n_obs + 1) @ self.features(obs)
+        """The deterministic action (before noise): ``W phi(s~)``."""
+        return theta.reshape(self.n_act, self.n_features) @ self.features(obs)
 
     def act(self, theta, obs):
         a = self.mean_action(theta, obs)
@@ -63,12 +77,50 @@ class LinearPolicy:
         return np.clip(a, self.low, self.high)
 
 
-def make(task):
-    """``(env, policy)`` for a gymnasium task id (needs ``gymnasium``)."""
+class QuadraticPolicy(LinearPolicy):
+    """A policy linear in ``phi(s~) = (s~, s~_i s~_j for i <= j, 1)``: for ``k``
+    observations ``k (k + 3) / 2 + 1`` parameters per action dimension.
+
+    On Pendulum-v1 (observations ``cos t, sin t, t'``, torque at most 2, too weak
+    to lift the pendulum at once) a linear policy cannot swing it up: pumping
+    energy at the bottom needs torque with the velocity's sign, holding it at the
+    top torque against it. The product ``cos t * t'`` gives a velocity gain that
+    changes sign between the two, so the swing-up is in this family.
+    """
+
+    name = "quadratic"
+
+    def __init__(self, env):
+        super().__init__(env)
+        self._pairs = np.triu_indices(self.n_obs)
+
+    @staticmethod
+    def _n_features(n_obs):
+        return n_obs * (n_obs + 3) // 2 + 1
+
+    def features(self, obs):
+        """``(s~, s~_i s~_j for i <= j, 1)``."""
+        s = self.scaled(obs)
+        i, j = self._pairs
+        return np.concatenate([s, s[i] * s[j], [1.0]])
+
+
+#: The policy each task's benchmark searches: the linear one, except on
+#: Pendulum-v1, where it cannot swing the pendulum up (every method then ends
+#: near a return of -1000, and the comparison is between ways of failing).
+POLICIES = {"Pendulum-v1": QuadraticPolicy}
+
+
+def make(task, policy=None):
+    """``(env, policy)`` for a gymnasium task id (needs ``gymnasium``); ``policy``
+    is a policy class, by default the task's in :data:`POLICIES` (else
+    :class:`LinearPolicy`)."""
     import gymnasium
 
     env = gymnasium.make(task)
-    return env, LinearPolicy(env)
+    if policy is None:
+        policy = POLICIES.get(task, LinearPolicy)
+    return env, policy(env)
 
 
 def rollout(env, policy, theta, seed, act=None):
