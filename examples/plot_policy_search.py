@@ -14,8 +14,9 @@ The policy is linear in the observation scaled by the environment's bounds
 (3 parameters; ``skvan._policy``). :class:`skvan.VANOptimizer` runs from returns
 (zero order, its defaults, ``sigma0=1``); REINFORCE with Gaussian action noise
 and basic random search (ARS V1) spend the same environment steps.
-``benchmarks/bench_rl.py`` adds CMA-ES, Pendulum-v1 and CartPole-v1, over 10
-seeds. Needs ``gymnasium`` (``pip install gymnasium``).
+``benchmarks/bench_rl.py`` adds CMA-ES, Pendulum-v1 (with a quadratic policy:
+no linear one swings the pendulum up) and CartPole-v1, over 10 seeds. Needs
+``gymnasium`` (``pip install gymnasium``).
 """
 
 # %%
