@@ -111,6 +111,12 @@ def _one_blas_thread(n_params):
 LAPACK_ONE_THREAD = (16, 2048)
 
 
+#: How deep the current thread is in :class:`_LapackOneThread` contexts.
+_in_lapack_context = threading.local()
+#: The context that does nothing (reusable).
+_NO_CONTEXT = contextlib.nullcontext()
+
+
 class _LapackOneThread(_OneBlasThread):
     """:class:`_OneBlasThread` for scipy's LAPACK library alone
     (:func:`_lapack_libraries`): numpy's threads are not in its calls' way, and
@@ -122,11 +128,23 @@ class _LapackOneThread(_OneBlasThread):
     _saved = ()
     _libraries = staticmethod(_lapack_libraries)
 
+    def __enter__(self):
+        _in_lapack_context.depth = getattr(_in_lapack_context, "depth", 0) + 1
+        return super().__enter__()
+
+    def __exit__(self, *exc_info):
+        _in_lapack_context.depth -= 1
+        return super().__exit__(*exc_info)
+
 
 def lapack_one_thread(n):
     """A context with scipy's LAPACK on one thread for work on an ``n x n``
-    matrix if ``n`` is within :data:`LAPACK_ONE_THREAD`, else none."""
+    matrix if ``n`` is within :data:`LAPACK_ONE_THREAD`, else none.
+
+    None either inside such a context of the same thread (the solver enters one
+    around its whole loop): a nested one only counted itself, at the price of a
+    lock and an object at each factorisation, solve and inverse of an iteration."""
     low, high = LAPACK_ONE_THREAD
-    if low <= n <= high:
+    if low <= n <= high and not getattr(_in_lapack_context, "depth", 0):
         return _LapackOneThread()
-    return contextlib.nullcontext()
+    return _NO_CONTEXT

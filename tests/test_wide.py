@@ -251,6 +251,40 @@ def test_full_family_lapack_runs_on_one_blas_thread_at_moderate_sizes(p, one):
     assert blas_threads() == before
 
 
+def test_a_nested_lapack_context_is_a_no_op_in_its_thread_only():
+    """Inside a LAPACK one-thread context (the solver's loop) a nested request in
+    the same thread gets the no-op context: the outer one already set the count.
+    Another thread still gets a real context, so the count stays 1 until both
+    have left, and is then restored. (The last to leave is this test's main
+    thread: OpenBLAS ignores a count raised from another thread.)"""
+    import threading
+
+    from skvan._blas import _NO_CONTEXT, _LapackOneThread, lapack_one_thread
+
+    blas_threads, _, _ = _lapack_threads()
+    before = blas_threads()
+    assert isinstance(lapack_one_thread(100), _LapackOneThread)
+    assert lapack_one_thread(10) is _NO_CONTEXT  # below the sizes that thread
+    other, entered = [], threading.Event()
+
+    def elsewhere():
+        with lapack_one_thread(100) as context:
+            other.append(context)
+            entered.set()
+
+    with lapack_one_thread(100):
+        assert blas_threads() == 1
+        assert lapack_one_thread(100) is _NO_CONTEXT
+        worker = threading.Thread(target=elsewhere)
+        worker.start()
+        assert entered.wait(10)
+        worker.join(10)
+        assert isinstance(other[0], _LapackOneThread)
+        assert blas_threads() == 1  # the other thread's exit left this one's limit
+    assert blas_threads() == before
+    assert isinstance(lapack_one_thread(100), _LapackOneThread)
+
+
 def test_dual_family_lapack_runs_on_one_blas_thread():
     """The dual form's n x n systems (VI on wide data) follow the same rule as a
     full family's p x p ones: its Cholesky factor and solves run with scipy's

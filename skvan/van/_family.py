@@ -76,7 +76,10 @@ class FullGaussian(_Gaussian):
 
     def set_precision(self, P, chol=None):
         """Replace the precision (symmetrised, floored if not positive definite)."""
-        P = 0.5 * (P + P.T)
+        self._set_symmetric(0.5 * (P + P.T), chol)
+
+    def _set_symmetric(self, P, chol=None):
+        """:meth:`set_precision` for a ``P`` that is exactly symmetric."""
         if chol is None:
             chol = _cholesky(P)
         if chol is None:
@@ -233,8 +236,11 @@ class FullGaussian(_Gaussian):
             return
         chol = _cholesky(P)
         if chol is None:
-            P = keep * self.precision + beta * _psd_part(C)
-        self.set_precision(P, chol)
+            self.set_precision(keep * self.precision + beta * _psd_part(C))
+        else:
+            # keep * P + beta * C of two exactly symmetric matrices is exactly
+            # symmetric (entries ij and ji are the same operations on the same numbers).
+            self._set_symmetric(P, chol)
 
 
 def _cholesky(P):
