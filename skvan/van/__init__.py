@@ -23,6 +23,7 @@ from ._schedule import (
 )
 from ._solver import MESSAGES, VANResult, VANSolver, warn_unconverged
 from ._steps import (
+    AndersonStep,
     ArmijoMeanStep,
     BetaBacktrack,
     FullStep,
@@ -39,6 +40,7 @@ __all__ = [
     "MESSAGES",
     "VI",
     "VO",
+    "AndersonStep",
     "ArmijoMeanStep",
     "AveragingSchedule",
     "BetaBacktrack",

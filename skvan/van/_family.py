@@ -78,6 +78,17 @@ class FullGaussian(_Gaussian):
         """Replace the precision (symmetrised, floored if not positive definite)."""
         self._set_symmetric(0.5 * (P + P.T), chol)
 
+    def try_set_precision(self, P):
+        """Replace the precision by ``P`` (symmetrised) if it is numerically positive
+        definite (as :meth:`update_precision` judges it) and return True; else
+        leave ``q`` as it is and return False."""
+        P = 0.5 * (P + P.T)
+        chol = _cholesky(P)
+        if chol is None:
+            return False
+        self._set_symmetric(P, chol)
+        return True
+
     def _set_symmetric(self, P, chol=None):
         """:meth:`set_precision` for a ``P`` that is exactly symmetric."""
         if chol is None:
@@ -276,6 +287,16 @@ class DiagonalGaussian(_Gaussian):
 
     diagonal = True
     cheap_trace = True
+
+    def try_set_precision(self, s):
+        """Replace the precisions by ``s`` if they are finite and above the floor of
+        :meth:`set_precision` (``1e-12`` times the largest), and return True; else
+        leave ``q`` as it is and return False."""
+        s = np.asarray(s, dtype=np.float64)
+        if not (np.all(np.isfinite(s)) and s.min() > _EIG_FLOOR * s.max()):
+            return False
+        self.set_precision(s)
+        return True
 
     def set_precision(self, s):
         """Replace the precisions (floored at ``1e-12`` times the largest)."""

@@ -201,7 +201,8 @@ class VANSolver:
         self.schedule_ = self.schedule if self.schedule is not None else (
             AveragingSchedule() if self.batches_.stochastic else GeometricSchedule())
         self.step_ = self.step if self.step is not None else default_step(
-            self.objective_, self.expectation.deterministic, self.batches_.stochastic)
+            self.objective_, self.expectation.deterministic, self.batches_.stochastic,
+            self.hessian)
         self.step_.reset(self)
         self.stop_ = self.stop if self.stop is not None else MeanContraction()
         self.stop_.reset()
@@ -232,9 +233,13 @@ class VANSolver:
 
     def take_step(self):
         """Set ``rates`` from the schedule and let the step policy update ``q``;
-        sets ``alpha`` (the fraction of ``beta_t`` kept) and ``step``."""
+        sets ``alpha`` (the fraction of ``beta_t`` kept) and ``step``, and
+        ``residual``: None, or, from a policy that took another step than the
+        scheduled one (:class:`~skvan.van.AndersonStep`), the scheduled step of the
+        mean from this iteration's start, which the convergence test then measures."""
         self.rates = self.schedule_.rates(self.iteration, self.objective_)
         self.previous_precision = self.family.precision
+        self.residual = None
         self.alpha = self.step_.take(self)
         self.rejections = self.rejections + 1 if self.alpha == 0 else 0
 

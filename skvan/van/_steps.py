@@ -215,13 +215,160 @@ class BetaBacktrack:
         return 0.0
 
 
-def default_step(objective, deterministic, stochastic):
+#: Earlier iterates whose residuals :class:`AndersonStep` combines in VI's default
+#: step (:func:`default_step`; 0: none, the fallback alone).
+ANDERSON_MEMORY = 5
+
+
+class AndersonStep:
+    """Anderson acceleration of VI's fixed-point iteration, safeguarded by a
+    fallback policy.
+
+    Under VI with a constant ``beta`` the scheduled step is a fixed-point map
+    ``x -> G(x)`` of ``x = (mu, P)``: ``P <- (1 - beta) P + beta E_q[C]``, then the
+    mean's Newton-like step. At ``beta = 1`` its fixed point is the VI optimum, but
+    the map need not contract fast: with the exact expected Hessian under a weak
+    prior it converges slowly (breast_cancer) or oscillates with period 2 (an
+    eigenvalue near -1; digits), where every other step raises the VI objective
+    and :class:`BetaBacktrack` halves it, and a fit takes tens of iterations where
+    Newton's method takes a few (``python benchmarks/bench_vi.py``). Anderson's method (type II; Walker and Ni 2011) takes instead the
+    point that best cancels the last :data:`ANDERSON_MEMORY` ``+ 1`` residuals
+    ``r_k = G(x_k) - x_k`` to first order,
+    ``x_t + r_t - (dX + dR) gamma`` with ``gamma = argmin ||r_t - dR gamma||``
+    (``dX``, ``dR`` the differences of successive iterates and residuals): a
+    secant method on the residual, which turns such an oscillation into
+    convergence. The candidate is taken if its precision is positive definite
+    and the fallback's criterion (:class:`ObjectiveDecrease`: the VI objective
+    does not increase) accepts it; otherwise the fallback takes the step as it
+    would have. A fixed point is unchanged: there every residual is 0.
+
+    The plain step is taken as long as the map contracts (each step accepted and
+    shorter than the one before), and then the runs are those of the fallback to
+    the last bit; the first longer or refused step engages the extrapolation for
+    the rest of the run. From then on the solver's ``residual`` is the plain
+    map's mean step from the iteration's start, which
+    :class:`~skvan.van.MeanContraction` measures instead of the extrapolated
+    steps (their lengths need not shrink geometrically, and a short one followed
+    by a long one ended runs far from the optimum).
+
+    ``x`` holds the mean and the precision's upper triangle (a diagonal
+    family's diagonal); families whose precision is not an array (the Gram
+    forms of wide data) take the fallback's steps. The residuals are kept while
+    the scheduled rates stay the same.
+
+    Parameters
+    ----------
+    fallback : BetaBacktrack
+        The policy that takes the step when the candidate is refused; its
+        ``accept`` judges the candidate.
+    memory : int, default=ANDERSON_MEMORY
+        Earlier residuals combined, ``>= 1``.
+
+    References
+    ----------
+    D. G. Anderson, "Iterative procedures for nonlinear integral equations",
+    J. ACM 12(4), 1965. H. F. Walker and P. Ni, "Anderson acceleration for
+    fixed-point iterations", SIAM J. Numer. Anal. 49(4), 2011.
+    """
+
+    def __init__(self, fallback, memory=ANDERSON_MEMORY):
+        if int(memory) < 1:
+            raise ValueError(f"memory must be at least 1, got {memory}.")
+        self.fallback = fallback
+        self.memory = int(memory)
+
+    def reset(self, solver):
+        """Forget the residuals of a previous run."""
+        self.fallback.reset(solver)
+        self._history = []
+        self._rates = None
+        self._engaged = False
+        self._length = np.inf  # of the last plain mean step
+        precision = getattr(solver.family, "precision", None)
+        self._upper = (np.triu_indices(precision.shape[0])
+                       if isinstance(precision, np.ndarray) and precision.ndim == 2 else None)
+
+    def take(self, solver):
+        family = solver.family
+        if not (isinstance(family.precision, np.ndarray) and hasattr(family, "try_set_precision")):
+            return self.fallback.take(solver)
+        rates = solver.rates
+        if rates != self._rates:
+            self._history, self._rates = [], rates
+        mean, precision = family.mean.copy(), family.precision
+        accept = self.fallback.accept
+        accept.prepare(solver)  # the objective at the iteration's q
+        solver.update_precision(rates)
+        step = plain = solver.newton_step(rates.mean)
+        x = self._pack(mean, precision)
+        r = self._pack(mean + step, family.precision) - x
+        self._history = self._history[-self.memory:] + [(x, r)]
+        if not self._engaged:
+            # The scheduled step, as the fallback's first trial would take it,
+            # while the map contracts: each step decreases the objective and is
+            # shorter than the one before (in a few iterations where the prior is
+            # strong or the rows many). A longer step, or a refused one, and the
+            # extrapolation takes over for the rest of the run.
+            length = float(np.max(np.abs(step))) if step.size else 0.0
+            if length <= self._length and accept(solver, step):
+                self._length = length
+                solver.update_mean(step)
+                return 1.0
+            self._engaged = True
+        solver.residual = plain  # what the convergence test measures from now on
+        if len(self._history) > 1:
+            X, R = (np.array(part) for part in zip(*self._history))
+            dX, dR = np.diff(X, axis=0).T, np.diff(R, axis=0).T
+            gamma = np.linalg.lstsq(dR, r, rcond=None)[0]
+            candidate = x + r - (dX + dR) @ gamma
+            if np.all(np.isfinite(candidate)):
+                trial_mean, trial_precision = self._unpack(candidate, precision)
+                # The candidate's move is the secant model's distance to the fixed
+                # point: the test measures the longer of it and the plain step.
+                if np.max(np.abs(trial_mean - mean)) > np.max(np.abs(plain)):
+                    solver.residual = trial_mean - mean
+                if family.try_set_precision(trial_precision):
+                    step = trial_mean - mean
+                    if accept(solver, step):
+                        solver.update_mean(step)
+                        return 1.0
+        solver.reject()  # q as it was: the fallback starts from it
+        alpha = self.fallback.take(solver)
+        solver.residual = plain
+        return alpha
+
+    def _pack(self, mean, precision):
+        """``x``: the mean, then the precision's upper triangle (or diagonal)."""
+        if precision.ndim == 1:
+            return np.concatenate([mean, precision])
+        return np.concatenate([mean, precision[self._upper]])
+
+    def _unpack(self, x, like):
+        """``(mean, precision)`` from ``x`` (:meth:`_pack`), ``like`` the precision's form."""
+        p = like.shape[0]
+        if like.ndim == 1:
+            return x[:p], x[p:]
+        P = np.zeros_like(like)
+        P[self._upper] = x[p:]
+        P.T[self._upper] = x[p:]
+        return x[:p], P
+
+
+def default_step(objective, deterministic, stochastic, hessian="exact"):
     """The policy the solver uses unless told otherwise: with deterministic
     expectations on the full data, :class:`ArmijoMeanStep` under VO and a
-    :class:`BetaBacktrack` on :class:`ObjectiveDecrease` under VI; otherwise the
-    plain :class:`FullStep` (noisy values cannot be compared)."""
+    :class:`BetaBacktrack` on :class:`ObjectiveDecrease` under VI, accelerated by
+    :class:`AndersonStep` with the exact expected Hessian; otherwise the plain
+    :class:`FullStep` (noisy values cannot be compared).
+
+    Only the exact Hessian's fixed point is the VI optimum, where the
+    objective-decrease safeguard and the extrapolation agree; the Gauss-Newton
+    one is not a stationary point of the VI objective."""
     if not deterministic or stochastic:
         return FullStep()
     if objective.name == "vi":
-        return BetaBacktrack(ObjectiveDecrease(), min_factor=MIN_FACTOR_VI)
+        fallback = BetaBacktrack(ObjectiveDecrease(), min_factor=MIN_FACTOR_VI)
+        if hessian == "exact" and ANDERSON_MEMORY:
+            return AndersonStep(fallback, ANDERSON_MEMORY)
+        return fallback
     return ArmijoMeanStep()

@@ -92,6 +92,14 @@ class MeanContraction:
     def __call__(self, solver):
         """Whether the mean has converged after this iteration (sets ``distance``)."""
         step, mu = solver.step, solver.family.mean
+        residual = getattr(solver, "residual", None)
+        if residual is not None:
+            # An extrapolated iteration's steps do not contract geometrically; the
+            # scheduled map's step from the iteration's start does, and bounds the
+            # distance of that point, one iteration behind. (Its ratios falling
+            # fast is the extrapolation's doing, not a Newton-like finish of the
+            # map: the largest ratio is kept.)
+            step = residual
         if self.transform is not None:
             mu, step = self.transform(mu), self.transform(mu) - self.transform(mu - step)
         d = float(np.max(np.abs(step))) if step.size else 0.0
@@ -111,7 +119,7 @@ class MeanContraction:
             return False
         ratios = [b / a for a, b in zip(steps[:-1], steps[1:])]
         r = max(ratios)
-        if (len(ratios) == WINDOW and solver.exact_steps and r < 1.0
+        if (len(ratios) == WINDOW and solver.exact_steps and r < 1.0 and residual is None
                 and all(b <= SUPERLINEAR * a for a, b in zip(ratios[:-1], ratios[1:]))):
             # Contraction speeding up over the whole window (a Newton-like run's
             # last steps): the latest ratio is the rate from here on, and the
