@@ -59,13 +59,11 @@ def regression():
     yield "elastic net, alpha=0.01", VANElasticNet, dict(alpha=0.01)
 
 
-def fit(X, y, C, hessian, tol, memory, model=None, covariance="full"):
+def fit(make, X, y, tol, memory):
+    """``make(tol)`` fitted with ``memory`` residuals in VI's default step, and
+    its wall time."""
     steps.ANDERSON_MEMORY = memory
-    if model is None:
-        est = VANLogisticRegression(objective="vi", C=C, hessian=hessian, tol=tol,
-                                    max_iter=1000, covariance=covariance)
-    else:
-        est = model[0](objective="vi", tol=tol, max_iter=1000, **model[1])
+    est = make(tol)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         start = time.perf_counter()
@@ -80,6 +78,25 @@ def distance(est, ref):
     return np.abs(a - b).max() / np.abs(b).max(), cov
 
 
+def row(make, X, y, args):
+    """One table row: for each memory, iterations, median ms over alternating
+    repeats, and the distances to the default's fit at tol=1e-10."""
+    default = steps.ANDERSON_MEMORY
+    ref = fit(make, X, y, 1e-10, default)[0]
+    times, fits = {m: [] for m in args.memory}, {}
+    for _ in range(args.repeats):
+        for m in args.memory:  # alternating, under the same load
+            fits[m], seconds = fit(make, X, y, args.tol, m)
+            times[m].append(seconds)
+    steps.ANDERSON_MEMORY = default
+    cells = []
+    for m in args.memory:
+        coef, cov = distance(fits[m], ref)
+        cells.append(f"{int(np.ravel(fits[m].n_iter_)[0]):>4} {1e3 * np.median(times[m]):7.1f} "
+                     f"{coef:.0e}/{cov:.0e}")
+    return "".join(f"{c:>30}" for c in cells)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--memory", type=int, nargs="*", default=[0, steps.ANDERSON_MEMORY])
@@ -91,58 +108,30 @@ def main():
     parser.add_argument("--regression", action="store_true",
                         help="only the Lasso and elastic net fits")
     args = parser.parse_args()
+    memories = "".join(f"{f'memory {m}':>30}" for m in args.memory)
     if args.regression:
-        return regression_table(args)
-    default = steps.ANDERSON_MEMORY
+        X, y = load_diabetes(return_X_y=True)
+        print(f"VI fits on diabetes at tol={args.tol:g}, max_iter=1000: iterations, median ms "
+              f"of {args.repeats} alternating repeats, distance to a fit at tol=1e-10 "
+              "(coefficients / covariance)\n")
+        print(f"{'model':<34}" + memories)
+        for name, Estimator, params in regression():
+            def make(tol, Estimator=Estimator, params=params):
+                return Estimator(objective="vi", tol=tol, max_iter=1000, **params)
+            print(f"{name:<34}" + row(make, X, y, args), flush=True)
+        return
     print(f"VI fits ({args.covariance} covariance) at tol={args.tol:g}, max_iter=1000: "
           f"iterations, median ms of {args.repeats} alternating "
           "repeats, and the distance to a fit at tol=1e-10 (coefficients / covariance);\n"
           "memory = residuals Anderson combines (0: none)\n")
-    print(f"{'data':<34}{'C':>6} {'hessian':<13}" + "".join(
-        f"{f'memory {m}':>30}" for m in args.memory))
+    print(f"{'data':<34}{'C':>6} {'hessian':<13}" + memories)
     for name, X, y in datasets():
         for hessian in args.hessian:
             for C in args.C:
-                ref = fit(X, y, C, hessian, 1e-10, default, covariance=args.covariance)[0]
-                times = {m: [] for m in args.memory}
-                fits = {}
-                for _ in range(args.repeats):
-                    for m in args.memory:  # alternating, under the same load
-                        fits[m], seconds = fit(X, y, C, hessian, args.tol, m,
-                                               covariance=args.covariance)
-                        times[m].append(seconds)
-                cells = []
-                for m in args.memory:
-                    coef, cov = distance(fits[m], ref)
-                    cells.append(f"{fits[m].n_iter_[0]:>4} {1e3 * np.median(times[m]):7.1f} "
-                                 f"{coef:.0e}/{cov:.0e}")
-                print(f"{name:<34}{C:>6g} {hessian:<13}" + "".join(f"{c:>30}" for c in cells),
-                      flush=True)
-    steps.ANDERSON_MEMORY = default
-
-
-def regression_table(args):
-    default = steps.ANDERSON_MEMORY
-    X, y = load_diabetes(return_X_y=True)
-    print(f"VI fits on diabetes at tol={args.tol:g}, max_iter=1000: iterations, median ms of "
-          f"{args.repeats} alternating repeats, distance to a fit at tol=1e-10 (coefficients / "
-          "covariance)\n")
-    print(f"{'model':<34}" + "".join(f"{f'memory {m}':>30}" for m in args.memory))
-    for name, Estimator, params in regression():
-        model = (Estimator, params)
-        ref = fit(X, y, None, None, 1e-10, default, model)[0]
-        times, fits = {m: [] for m in args.memory}, {}
-        for _ in range(args.repeats):
-            for m in args.memory:
-                fits[m], seconds = fit(X, y, None, None, args.tol, m, model)
-                times[m].append(seconds)
-        cells = []
-        for m in args.memory:
-            coef, cov = distance(fits[m], ref)
-            cells.append(f"{fits[m].n_iter_:>4} {1e3 * np.median(times[m]):7.1f} "
-                         f"{coef:.0e}/{cov:.0e}")
-        print(f"{name:<34}" + "".join(f"{c:>30}" for c in cells), flush=True)
-    steps.ANDERSON_MEMORY = default
+                def make(tol, C=C, hessian=hessian):
+                    return VANLogisticRegression(objective="vi", C=C, hessian=hessian, tol=tol,
+                                                 max_iter=1000, covariance=args.covariance)
+                print(f"{name:<34}{C:>6g} {hessian:<13}" + row(make, X, y, args), flush=True)
 
 
 if __name__ == "__main__":
