@@ -110,9 +110,10 @@ def test_dual_lasso_iterates_equal_the_primal_ones(rng):
 
 @pytest.fixture
 def plain_vi(monkeypatch):
-    """VI's Anderson acceleration extrapolates a precision matrix, which the dual
-    form does not keep (its fits take the plain iteration): comparisons of the
-    two forms compare their plain iterations."""
+    """VI's Anderson acceleration extrapolates each form's own parameters (the
+    full matrix's triangle, the dual form's row weights), so the two forms'
+    accelerated runs differ within their tolerance: comparisons of the two forms
+    compare their plain iterations."""
     import skvan.van._steps as steps
 
     monkeypatch.setattr(steps, "ANDERSON_MEMORY", 0)
@@ -198,3 +199,23 @@ def test_wide_fit_never_forms_the_p_by_p_covariance(objective, form):
     assert clf.predict_proba(X[:5]).shape == (5, 2)
     with pytest.raises(MemoryError, match="budget"):
         clf.precision_.toarray()
+
+
+def test_dual_precision_vector_round_trips_and_refuses_what_it_cannot_factorise(rng):
+    """``(lam, d)`` is the dual form's vector for VI's extrapolation
+    (skvan.van.AndersonStep): set back, it gives the same precision; a negative
+    ``lam`` or a non-finite entry is refused and leaves ``q`` as it was."""
+    from skvan.van import DualGaussian, GramPrecision
+
+    X = rng.randn(8, 20)
+    q = DualGaussian(np.zeros(20), GramPrecision(np.full(20, 2.0), rng.uniform(0.1, 1, 8), X))
+    v = q.precision_vector()
+    assert v.shape == (28,)
+    before = q.precision.toarray()
+    assert q.try_set_precision_vector(v)
+    np.testing.assert_allclose(q.precision.toarray(), before)
+    version = q.version
+    for bad in (np.r_[-np.ones(20), v[20:]], np.r_[v[:20], np.full(8, np.nan)]):
+        assert not q.try_set_precision_vector(bad)
+        assert q.version == version
+        np.testing.assert_allclose(q.precision.toarray(), before)

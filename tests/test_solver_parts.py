@@ -297,13 +297,19 @@ def test_a_contracting_vi_iteration_is_left_as_it_is(breast_cancer, monkeypatch)
         assert np.array_equal(plain.sigma_, fast.sigma_)
 
 
-def test_anderson_leaves_the_gram_forms_to_the_fallback(monkeypatch):
-    """The dual form of wide data keeps no precision matrix to extrapolate: its
-    VI fit is the fallback's, bit for bit."""
-    X, y = make_classification(40, 120, n_informative=5, random_state=0)
-    plain, fast = (_vi_fit(X, y, m, monkeypatch, covariance="dual") for m in (0, 5))
+def test_anderson_extrapolates_the_dual_form_in_its_row_weights(monkeypatch):
+    """The dual form of wide data keeps ``P = diag(lam) + X^T diag(d) X``: the
+    extrapolation runs on ``(mu, lam, d)``, ``n + 2 p`` numbers, and reaches the
+    plain iteration's optimum in fewer iterations (``python
+    benchmarks/bench_wide.py --vi``: 95 -> 32 on 200 x 1,000)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 300))
+    y = (X[:, :5] @ rng.normal(0, 1, 5) + rng.logistic(size=60) > 0).astype(int)
+    plain, fast = (_vi_fit(X, y, m, monkeypatch, covariance="dual", tol=1e-5) for m in (0, 5))
     assert fast.covariance_ == "dual"
-    assert np.array_equal(plain.coef_, fast.coef_) and plain.n_iter_[0] == fast.n_iter_[0]
+    scale = np.abs(plain.coef_).max()  # each within about tol * scale of the optimum
+    np.testing.assert_allclose(fast.coef_, plain.coef_, rtol=0, atol=3e-5 * scale)
+    assert fast.n_iter_[0] < plain.n_iter_[0]
 
 
 @pytest.mark.parametrize("diagonal", [False, True])

@@ -89,6 +89,25 @@ class FullGaussian(_Gaussian):
         self._set_symmetric(P, chol)
         return True
 
+    def precision_vector(self):
+        """The precision's free parameters as one vector: its upper triangle
+        (:class:`~skvan.van.AndersonStep` extrapolates it)."""
+        return self.precision[self._upper_triangle()]
+
+    def try_set_precision_vector(self, v):
+        """:meth:`try_set_precision` of the symmetric matrix whose upper triangle
+        is ``v`` (:meth:`precision_vector`)."""
+        upper = self._upper_triangle()
+        P = np.zeros_like(self.precision)
+        P[upper] = v
+        P.T[upper] = v
+        return self.try_set_precision(P)
+
+    def _upper_triangle(self):
+        if getattr(self, "_upper", None) is None:
+            self._upper = np.triu_indices(self.n_params)
+        return self._upper
+
     def _set_symmetric(self, P, chol=None):
         """:meth:`set_precision` for a ``P`` that is exactly symmetric."""
         if chol is None:
@@ -297,6 +316,12 @@ class DiagonalGaussian(_Gaussian):
             return False
         self.set_precision(s)
         return True
+
+    def precision_vector(self):
+        """The precisions (a copy): :class:`~skvan.van.AndersonStep`'s form."""
+        return self.precision.copy()
+
+    try_set_precision_vector = try_set_precision
 
     def set_precision(self, s):
         """Replace the precisions (floored at ``1e-12`` times the largest)."""

@@ -214,6 +214,30 @@ class _GramFamily:
         """``P <- keep P + beta C`` for a :class:`RowCurvature` ``C``."""
         self.set_precision(self.precision.updated(curvature, beta, keep))
 
+    def precision_vector(self):
+        """The precision's parameters as one vector, ``(lam, d)``
+        (:class:`~skvan.van.AndersonStep` extrapolates it)."""
+        return np.concatenate([self.precision.lam, self.precision.d])
+
+    def try_set_precision_vector(self, v):
+        """Set ``P = diag(lam) + X^T diag(d) X`` from ``v = (lam, d)``
+        (:meth:`precision_vector`) and return True if ``v`` is finite with
+        ``lam >= 0`` (``d`` is clipped at 0, as :class:`GramPrecision` keeps it)
+        and the family factorises it; else leave ``q`` as it is and return False."""
+        P, p = self.precision, self.n_params
+        lam, d = v[:p], v[p:]
+        if not (np.all(np.isfinite(v)) and np.all(lam >= 0)):
+            return False
+        self.set_precision(GramPrecision(lam, d, P.X, P.free, P._cache))
+        setup = getattr(self, "_setup", None)
+        if setup is not None:
+            try:
+                setup()
+            except np.linalg.LinAlgError:  # scipy.linalg raises it too
+                self.set_precision(P)
+                return False
+        return True
+
     def perturbations(self, n_draws, random_state):
         """``P^-1 (lam^1/2 z_1 + X^T d^1/2 z_2)`` for standard normal ``z``: draws of
         ``theta - mean``, shape ``(n_draws, n_params)`` (their covariance is

@@ -251,10 +251,13 @@ class AndersonStep:
     steps (their lengths need not shrink geometrically, and a short one followed
     by a long one ended runs far from the optimum).
 
-    ``x`` holds the mean and the precision's upper triangle (a diagonal
-    family's diagonal); families whose precision is not an array (the Gram
-    forms of wide data) take the fallback's steps. The residuals are kept while
-    the scheduled rates stay the same.
+    ``x`` holds the mean and the family's ``precision_vector()``: the
+    precision's upper triangle, a diagonal family's diagonal, or the dual form's
+    ``(lam, d)`` of ``P = diag(lam) + X^T diag(d) X`` (wide data: ``n + 2 p``
+    numbers instead of ``p^2 / 2``); a candidate's precision is set by
+    ``try_set_precision_vector``, which refuses one that is not positive
+    definite. Families without those methods take the fallback's steps. The
+    residuals are kept while the scheduled rates stay the same.
 
     Parameters
     ----------
@@ -284,24 +287,21 @@ class AndersonStep:
         self._rates = None
         self._engaged = False
         self._length = np.inf  # of the last plain mean step
-        precision = getattr(solver.family, "precision", None)
-        self._upper = (np.triu_indices(precision.shape[0])
-                       if isinstance(precision, np.ndarray) and precision.ndim == 2 else None)
 
     def take(self, solver):
         family = solver.family
-        if not (isinstance(family.precision, np.ndarray) and hasattr(family, "try_set_precision")):
+        if not hasattr(family, "try_set_precision_vector"):
             return self.fallback.take(solver)
         rates = solver.rates
         if rates != self._rates:
             self._history, self._rates = [], rates
-        mean, precision = family.mean.copy(), family.precision
+        mean, p = family.mean.copy(), family.n_params
+        x = np.concatenate([mean, family.precision_vector()])
         accept = self.fallback.accept
         accept.prepare(solver)  # the objective at the iteration's q
         solver.update_precision(rates)
         step = plain = solver.newton_step(rates.mean)
-        x = self._pack(mean, precision)
-        r = self._pack(mean + step, family.precision) - x
+        r = np.concatenate([mean + step, family.precision_vector()]) - x
         self._history = self._history[-self.memory:] + [(x, r)]
         if not self._engaged:
             # The scheduled step, as the fallback's first trial would take it,
@@ -322,12 +322,12 @@ class AndersonStep:
             gamma = np.linalg.lstsq(dR, r, rcond=None)[0]
             candidate = x + r - (dX + dR) @ gamma
             if np.all(np.isfinite(candidate)):
-                trial_mean, trial_precision = self._unpack(candidate, precision)
+                trial_mean = candidate[:p]
                 # The candidate's move is the secant model's distance to the fixed
                 # point: the test measures the longer of it and the plain step.
                 if np.max(np.abs(trial_mean - mean)) > np.max(np.abs(plain)):
                     solver.residual = trial_mean - mean
-                if family.try_set_precision(trial_precision):
+                if family.try_set_precision_vector(candidate[p:]):
                     step = trial_mean - mean
                     if accept(solver, step):
                         solver.update_mean(step)
@@ -337,21 +337,6 @@ class AndersonStep:
         solver.residual = plain
         return alpha
 
-    def _pack(self, mean, precision):
-        """``x``: the mean, then the precision's upper triangle (or diagonal)."""
-        if precision.ndim == 1:
-            return np.concatenate([mean, precision])
-        return np.concatenate([mean, precision[self._upper]])
-
-    def _unpack(self, x, like):
-        """``(mean, precision)`` from ``x`` (:meth:`_pack`), ``like`` the precision's form."""
-        p = like.shape[0]
-        if like.ndim == 1:
-            return x[:p], x[p:]
-        P = np.zeros_like(like)
-        P[self._upper] = x[p:]
-        P.T[self._upper] = x[p:]
-        return x[:p], P
 
 
 def default_step(objective, deterministic, stochastic, hessian="exact"):
