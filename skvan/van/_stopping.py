@@ -42,6 +42,9 @@ class MeanContraction:
     ``tol * max(|mu|_inf, min_scale)``. Unlike a bare step-size test this does not stop
     a slowly contracting iteration early; a zig-zagging one (the diagonal family
     on correlated features) can still fool it, so use a smaller ``tol`` there.
+    Where the step policy extrapolates (:class:`~skvan.van.AndersonStep`), ``d_t``
+    is the change the plain map would make from the iteration's start, the
+    solver's ``residual``, not the extrapolated step.
     When the steps come from exact full-batch expectations and their ratios,
     all below 1, fall over the whole window each to at most :data:`SUPERLINEAR`
     ``= 1/2`` of the one before (the contraction is speeding up, as in a
