@@ -348,3 +348,18 @@ def test_an_extrapolated_run_stops_on_the_plain_maps_steps():
                                       max_iter=3000).fit(X, y)
     scale = np.abs(tight.coef_).max()
     assert np.abs(fit.coef_ - tight.coef_).max() <= 1e-4 * scale
+
+
+def test_a_state_beyond_the_cap_takes_the_fallbacks_steps(breast_cancer, monkeypatch):
+    """The extrapolation's memory grows with the state (mean and precision
+    parameters): beyond ``ANDERSON_MAX_STATE`` entries the fit is the plain one,
+    to the bit."""
+    import skvan.van._steps as steps
+
+    X, y = breast_cancer
+    plain = _vi_fit(X, y, 0, monkeypatch)
+    monkeypatch.setattr(steps, "ANDERSON_MAX_STATE", 31 + 31 * 32 // 2 - 1)  # one short
+    capped = _vi_fit(X, y, 5, monkeypatch)
+    assert np.array_equal(plain.coef_, capped.coef_) and plain.n_iter_[0] == capped.n_iter_[0]
+    monkeypatch.setattr(steps, "ANDERSON_MAX_STATE", 31 + 31 * 32 // 2)
+    assert _vi_fit(X, y, 5, monkeypatch).n_iter_[0] < plain.n_iter_[0]

@@ -218,6 +218,12 @@ class BetaBacktrack:
 #: Earlier iterates whose residuals :class:`AndersonStep` combines in VI's default
 #: step (:func:`default_step`; 0: none, the fallback alone).
 ANDERSON_MEMORY = 5
+#: Largest state (mean and precision parameters) :class:`AndersonStep` extrapolates:
+#: with ``memory + 1`` iterates and residuals, their stacked copies and
+#: differences, it holds about 40 vectors of that size (80 MB at this cap); a full
+#: precision beyond about 720 parameters (``"auto"`` keeps ``"full"`` up to 512)
+#: takes the fallback's steps.
+ANDERSON_MAX_STATE = 2**18
 
 
 class AndersonStep:
@@ -256,7 +262,8 @@ class AndersonStep:
     ``(lam, d)`` of ``P = diag(lam) + X^T diag(d) X`` (wide data: ``n + 2 p``
     numbers instead of ``p^2 / 2``); a candidate's precision is set by
     ``try_set_precision_vector``, which refuses one that is not positive
-    definite. Families without those methods take the fallback's steps. The
+    definite. Families without those methods, or whose state exceeds
+    :data:`ANDERSON_MAX_STATE` entries, take the fallback's steps. The
     residuals are kept while the scheduled rates stay the same.
 
     Parameters
@@ -297,6 +304,8 @@ class AndersonStep:
             self._history, self._rates = [], rates
         mean, p = family.mean.copy(), family.n_params
         x = np.concatenate([mean, family.precision_vector()])
+        if x.size > ANDERSON_MAX_STATE:
+            return self.fallback.take(solver)
         accept = self.fallback.accept
         accept.prepare(solver)  # the objective at the iteration's q
         solver.update_precision(rates)
