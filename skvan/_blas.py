@@ -18,6 +18,10 @@ import os
 import threading
 
 
+#: The context that does nothing (reusable), where no limit is needed.
+_NO_CONTEXT = contextlib.nullcontext()
+
+
 @functools.lru_cache(maxsize=None)
 def _blas_libraries():
     """threadpoolctl's controllers of the loaded BLAS libraries, inspected once."""
@@ -93,7 +97,7 @@ def _one_blas_thread(n_params):
     2-core machine, and 68 and 92 ms in the two runs with the KKT work on one
     (RESULTS.md)."""
     if n_params < ONE_THREAD_FROM:
-        return contextlib.nullcontext()
+        return _NO_CONTEXT
     return _OneBlasThread()
 
 
@@ -113,8 +117,6 @@ LAPACK_ONE_THREAD = (16, 2048)
 
 #: How deep the current thread is in :class:`_LapackOneThread` contexts.
 _in_lapack_context = threading.local()
-#: The context that does nothing (reusable).
-_NO_CONTEXT = contextlib.nullcontext()
 
 
 class _LapackOneThread(_OneBlasThread):

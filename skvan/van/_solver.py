@@ -23,13 +23,12 @@ What varies between uses is pluggable, and chosen once before the loop:
 """
 
 from collections import namedtuple
-from contextlib import nullcontext
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from .._blas import _OneBlasThread, lapack_one_thread
+from .._blas import _NO_CONTEXT, _OneBlasThread, lapack_one_thread
 from .._warnings import warn_user
 from ._batches import FullBatch
 from ._schedule import AveragingSchedule, GeometricSchedule, variational_objective
@@ -187,7 +186,7 @@ class VANSolver:
         width = self.family.n_params if X is None else X.shape[1]
         if self.batches_.rows * width**2 < SMALL_WORK:
             return _OneBlasThread()  # threadpoolctl's limit, its libraries found once
-        return nullcontext()
+        return _NO_CONTEXT
 
     def setup(self):
         """Check ``f`` against the expectation estimator and resolve the pluggable
