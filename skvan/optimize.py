@@ -20,6 +20,7 @@ from .van import (
     AveragingSchedule,
     BetaBacktrack,
     FullStep,
+    MESSAGES,
     GeometricSchedule,
     MeanContraction,
     ObjectiveDecrease,
@@ -60,6 +61,8 @@ _STATUS = {
     "max_iter": (1, "Maximum number of iterations reached."),
     "diverged": (2, "Stopped: the expected gradient or curvature was not finite."),
     "stopped": (3, "Stopped by the callback."),
+    "flat": (4, MESSAGES["flat"] + " f may be constant over a wide region, or its values "
+                "too coarse for the ranks to tell the draws apart."),
 }
 
 
@@ -268,7 +271,8 @@ def minimize(
         ``x`` (the final mean), ``fun`` (``f(x)``, one extra evaluation), ``nit``,
         ``nfev``/``njev``/``nhev`` (points at which ``fun``/the gradient/the Hessian
         were evaluated, including that last one), ``success``, ``status`` (0
-        converged, 1 max_iter, 2 non-finite expectations, 3 callback), ``message``,
+        converged, 1 max_iter, 2 non-finite expectations, 3 callback, 4 flat fitness:
+        fitness-shaped values all tied in 10 successive iterations), ``message``,
         ``covariance`` (an ``(n, n)`` matrix, diagonal for ``covariance="diag"``) and
         ``precision`` (as the family stores it: ``(n, n)``, or ``(n,)`` for "diag") of
         the final ``q``; with ``restarts``, also ``runs``.
@@ -739,7 +743,7 @@ class VANOptimizer:
         Completed iterations (calls of :meth:`tell`).
     nfev, njev, nhev : int
         Points told, with gradients, with Hessians.
-    status : {None, "converged", "stalled", "max_iter", "diverged"}
+    status : {None, "converged", "stalled", "max_iter", "diverged", "flat"}
         None while running.
     stop : bool
         Whether the run has ended (then :meth:`ask` raises).

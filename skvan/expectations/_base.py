@@ -15,8 +15,13 @@ from ..objectives._linear import check_predictors
 NEGLIGIBLE = 1e-12
 
 #: What an estimator returns. ``curvature`` is ``(n_params, n_params)`` for a full
-#: family and ``(n_params,)`` (the diagonal) for a diagonal one.
-Expectations = namedtuple("Expectations", ["value", "gradient", "curvature"])
+#: family and ``(n_params,)`` (the diagonal) for a diagonal one. ``flat`` (default
+#: False) marks estimates that carry no information about where ``f`` decreases:
+#: fitness-shaped draws whose values all tied (their utilities are all 0). The
+#: mean then does not move, and :class:`~skvan.van.MeanContraction` does not read
+#: that as convergence.
+Expectations = namedtuple("Expectations", ["value", "gradient", "curvature", "flat"],
+                          defaults=(False,))
 
 
 def assemble_linear(objective, family, per_sample, hessian="exact"):

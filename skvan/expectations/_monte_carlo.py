@@ -162,6 +162,7 @@ class MonteCarlo(ExpectationEstimator):
         """
         Zs = np.vstack([Z, -Z])
         v = -rank_utilities(values)
+        flat = not np.any(v)  # every value tied: no ranking (rank_utilities)
         gradient = self.mean_rate * family.unwhiten(Zs.T @ v)
         n = family.n_params
         if family.diagonal:
@@ -178,7 +179,7 @@ class MonteCarlo(ExpectationEstimator):
                     W += self.shape_path.update(family, Zs, -v)
                 W[np.diag_indices(n)] += shift - np.trace(W) / n
             C = family.unwhiten(family.unwhiten(W).T)
-        return Expectations(float(values.mean()), gradient, C)
+        return Expectations(float(values.mean()), gradient, C, flat)
 
     @staticmethod
     def _linear(objective, family, thetas, hessian):
@@ -372,7 +373,8 @@ def rank_utilities(values):
     With ``lam`` values ranked from the lowest (best, rank 1),
     ``u_k = max(0, log(lam/2 + 1) - log k) / sum_j max(0, log(lam/2 + 1) - log j) - 1/lam``:
     the better half gets positive weights decreasing with rank, and the
-    utilities sum to zero (the baseline). Ties share their ranks' mean utility.
+    utilities sum to zero (the baseline). Ties share their ranks' mean utility;
+    where every value ties, all are exactly 0 (not their mean's round-off).
     """
     lam = len(values)
     ranks = np.arange(1, lam + 1)
@@ -384,6 +386,8 @@ def rank_utilities(values):
     # Equal values get equal utilities (the mean over their ranks).
     sorted_values = values[order]
     _, start, counts = np.unique(sorted_values, return_index=True, return_counts=True)
+    if len(counts) == 1:
+        return np.zeros(lam)
     for first, count in zip(start, counts):
         if count > 1:
             u[order[first:first + count]] = table[first:first + count].mean()

@@ -47,6 +47,14 @@ SMALL_WORK = 1e8
 #: as "stalled": the schedule's next rates get two more chances.
 STALL_REJECTIONS = 3
 
+#: Consecutive flat iterations (every fitness-shaped draw's value tied:
+#: ``Expectations.flat``) after which a run stops as "flat". Each widens ``q`` by
+#: ``exp(0.2 + c / d)`` in sd (:class:`~skvan.expectations.CumulativeScale`, as CMA-ES
+#: does on flat fitness), 1.5 to 1.7 times from 2 to 20 dimensions, so ten leave it
+#: about 70 to 170 times wider than where the values first tied: ``f`` is constant
+#: there as far as a search can tell (CMA-ES stops after two, ``tolflatfitness``).
+FLAT_ITERATIONS = 10
+
 #: ``VANResult.status`` values and what they mean.
 MESSAGES = {
     "converged": "The convergence test passed.",
@@ -55,6 +63,8 @@ MESSAGES = {
     "max_iter": "Maximum number of iterations reached.",
     "diverged": "Stopped: the expected gradient or curvature was not finite.",
     "stopped": "Stopped by the callback.",
+    "flat": f"Stopped: every value of the last {FLAT_ITERATIONS} iterations tied (flat "
+            "fitness), while q widened each time.",
 }
 
 VANResult = namedtuple(
@@ -65,7 +75,7 @@ VANResult.__doc__ = """What :meth:`VANSolver.solve` returns.
 
 family : the final Gaussian (``family.mean``, ``family.precision``).
 n_iter : number of iterations run.
-status : "converged", "stalled", "max_iter", "diverged" or "stopped" (see
+status : "converged", "stalled", "max_iter", "diverged", "stopped" or "flat" (see
     :data:`MESSAGES`); ``converged`` is true for the first two.
 value : last expected objective ``E_q[f]`` (on the last minibatch when stochastic).
 n_data_passes : data passes used, counting a minibatch as its fraction of the data.
@@ -167,11 +177,15 @@ class VANSolver:
         set) when the run ends here. The loop of :meth:`solve` and the ask/tell
         driver :class:`skvan.optimize.VANOptimizer` both call it."""
         self.take_step()
+        self.flat_iterations = self.flat_iterations + 1 if self.expect.flat else 0
         if self.check_convergence():
             self.status = "converged"
             return True
         if self.stalled():
             self.status = "stalled"
+            return True
+        if self.flat_iterations >= FLAT_ITERATIONS:
+            self.status = "flat"
             return True
         if self.callback is not None:
             try:
@@ -210,6 +224,7 @@ class VANSolver:
         # allow round-off relative to it).
         self.value_scale = float(self.f.value_scale())
         self.rejections = 0
+        self.flat_iterations = 0
         self.n_iter = 0
         self.n_data_passes = 0.0
         self.history = []

@@ -56,7 +56,14 @@ class MeanContraction:
     alone is not enough: a diagonal family's zig-zag (ratios 1.46, 0.94, 0.66 on a
     correlated 5,000 x 50 problem) read as speeding up and stopped a fit 15% from
     the optimum (``tests/test_solver_parts.py::test_a_zigzag_is_not_a_newton_finish``).
-    A step the safeguard rejected (``alpha = 0``) says nothing about convergence. A
+    A step the safeguard rejected (``alpha = 0``) says nothing about convergence,
+    nor does a sampled estimate's step of exactly 0, which is not recorded:
+    fitness-shaped draws whose values all tied (a plateau), or whose antithetic
+    pairs tied in rank (both ends of a pair worse than the rest), move the mean by
+    nothing because their ranks cancel, not because it has arrived; read as
+    round-off, such a step stopped :func:`skvan.minimize` on a plateau after one
+    iteration (``tests/test_optimize_explore.py::test_a_plateau_is_not_convergence``).
+    A
     step of at most :data:`ROUNDOFF_ULPS` ulps of ``|mu|_inf`` is round-off, whose
     ratios say nothing either: the distance is then the step itself.
 
@@ -106,6 +113,9 @@ class MeanContraction:
         if self.transform is not None:
             mu, step = self.transform(mu), self.transform(mu) - self.transform(mu - step)
         d = float(np.max(np.abs(step))) if step.size else 0.0
+        if d == 0.0 and step.size and not solver.exact_steps:
+            self.distance = np.inf
+            return False
         mean = float(np.max(np.abs(mu))) if step.size else 0.0
         scale = max(mean, self.min_scale)
         self._steps.append(d)
