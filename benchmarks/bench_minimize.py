@@ -27,6 +27,8 @@ Run: python benchmarks/bench_minimize.py --starts 10      (the whole suite, ~1 m
          camel-2 --methods "VAN first order" --expectation quadrature   (the 2-D grid)
      python benchmarks/bench_minimize.py --starts 30 --methods "VAN zero order" \
          --shape-update cma   (CMA-ES's shape update instead of xNES's)
+     python benchmarks/bench_minimize.py --starts 100 --methods "VAN zero order" \
+         --rank-one-fraction 0.25   (the rank-one rate, a fraction of CMA-ES's c_1)
 """
 
 import argparse
@@ -263,10 +265,16 @@ def main():
     parser.add_argument("--shape-update", choices=["xnes", "cma"], default=None,
                         help="skvan.optimize.SHAPE_UPDATE for the zero-order VAN runs "
                              "(default: the library's)")
+    parser.add_argument("--rank-one-fraction", type=float, default=None,
+                        help="skvan.optimize.RANK_ONE_FRACTION: the rank-one rate of the "
+                             "zero-order runs' 'xnes' shape update as a fraction of CMA-ES's "
+                             "c_1 (0: none; default: the library's)")
     args = parser.parse_args()
     VAN_OPTIONS.update(expectation=args.expectation, beta_growth=args.beta_growth)
     if args.shape_update is not None:
         skvan.optimize.SHAPE_UPDATE = args.shape_update
+    if args.rank_one_fraction is not None:
+        skvan.optimize.RANK_ONE_FRACTION = args.rank_one_fraction
     print(f"{args.starts} starts per function; success: f - f* <= {TARGET:g} max(1, |f*|); "
           f"budget {BUDGET_PER_DIM} n evaluations; restarts {args.restarts}\n")
     print(f"{'function':<19}{'method':<18}{'success':>8}{'median evals':>14}{'to target':>11}"

@@ -282,3 +282,50 @@ def test_ties_give_exactly_zero_utilities():
     Z = np.random.RandomState(0).standard_normal((3, 2))
     assert mc.combine(family, Z, 0, np.full(6, 1.0)).flat
     assert not mc.combine(family, Z, 0, np.arange(6.0)).flat
+
+
+def _evaluations_to(f, x0, seed, target=1e-5):
+    """Calls of ``f`` by the zero-order default until a value within ``target``."""
+    calls, hit = [0], [None]
+
+    def counted(x):
+        calls[0] += 1
+        value = f(x)
+        if hit[0] is None and value <= target:
+            hit[0] = calls[0]
+        return value
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        minimize(counted, x0, sigma0=1.5, random_state=seed, max_iter=2000)
+    return np.inf if hit[0] is None else hit[0]
+
+
+@pytest.mark.parametrize("name, f, most", [
+    ("sphere", lambda x: float(x @ x), 200),
+    ("ellipsoid", lambda x: float(x[0] ** 2 + 1e4 * x[1] ** 2), 400),
+])
+def test_zero_order_keeps_the_trace_of_its_shape_update(name, f, most):
+    """The fitness-shaped update keeps the trace of the rank-mu curvature (xNES's
+    scale update) and adds CSA's shift, as CMA-ES's scale moves by both; with
+    CSA alone 2-D problems needed about twice CMA-ES's evaluations (median over
+    10 seeds to 1e-5 from (2, -1.5): sphere 248 -> 159, CMA-ES about 144;
+    ellipsoid 503 -> 311)."""
+    counts = [_evaluations_to(f, np.array([2.0, -1.5]), seed) for seed in range(10)]
+    assert np.median(counts) <= most, counts
+
+
+def test_the_rank_one_path_learns_a_valley(monkeypatch):
+    """The default zero-order shape update adds CMA-ES's rank-one update at half its
+    ``c_1`` (``RANK_ONE_FRACTION``) to xNES's rank-mu one: down 8-D Rosenbrock's
+    valley from 0 the median over 6 seeds of evaluations to 1e-5 is 3197 with it,
+    4443 without (and one seed of the six missed the target)."""
+    import skvan.optimize
+
+    def median_evaluations():
+        return np.median([_evaluations_to(rosen, np.zeros(8), seed) for seed in range(6)])
+
+    with_path = median_evaluations()
+    assert with_path <= 3800
+    monkeypatch.setattr(skvan.optimize, "RANK_ONE_FRACTION", 0.0)
+    assert median_evaluations() > 1.2 * with_path

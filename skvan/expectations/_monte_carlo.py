@@ -34,14 +34,17 @@ class MonteCarlo(ExpectationEstimator):
         then adapts ``scale_rate`` times as fast as its shape. For a diagonal
         family every variance is a scale, and the whole curvature gets it.
     scale_path : CumulativeScale or None, default=None
-        With ``fitness_shaping`` and a full family, set the global scale of ``q``
-        from the length of the path of its mean steps instead (cumulative
-        step-size adaptation, :class:`CumulativeScale`); ``scale_rate`` is then
-        unused.
+        With ``fitness_shaping`` and a full family, also move the global scale of
+        ``q`` by the length of the path of its mean steps (cumulative step-size
+        adaptation, :class:`CumulativeScale`), on top of the trace of the shaped
+        curvature at the shape's rate (xNES's scale update; ``scale_rate`` is
+        then unused): CMA-ES's scale moves both ways too, by CSA and by the trace
+        of its covariance update. With CSA in place of the trace (until
+        2026-11-27) zero-order VAN needed about twice CMA-ES's evaluations on
+        2-D functions: a 2-D sphere 303 against 144 (``benchmarks/RESULTS.md``).
     shape_path : RankOnePath or None, default=None
         With ``fitness_shaping`` and a full family, add CMA-ES's rank-one update
-        of the shape of ``q`` along the evolution path of its mean
-        (:class:`RankOnePath`).
+        of ``q`` along the evolution path of its mean (:class:`RankOnePath`).
     """
 
     deterministic = False
@@ -158,7 +161,9 @@ class MonteCarlo(ExpectationEstimator):
         ``E[hess] = L E[(z z^T - I) v] L^T``: the VAN step then is the
         exponential-NES (xNES) step to first order, ``P <- L (I - beta G) L^T``
         with ``G = sum_s u_s (z_s z_s^T - I)``. Invariant to any increasing
-        transformation of ``f``.
+        transformation of ``f``. ``scale_path`` and ``shape_path`` add their
+        terms to the whitened curvature; utilities all 0 (every value tied) mark
+        the estimate ``flat``.
         """
         Zs = np.vstack([Z, -Z])
         v = -rank_utilities(values)
@@ -174,10 +179,13 @@ class MonteCarlo(ExpectationEstimator):
             if self.scale_path is None:
                 W[np.diag_indices(n)] += (self.scale_rate - 1.0) * np.trace(W) / n
             else:
+                # The trace of W stays (xNES's scale update) and CSA's shift adds to
+                # it, as CMA-ES's scale moves by CSA and by its covariance update's
+                # trace (scale_path's docstring).
                 shift = self.scale_path.update(Zs, -v)  # first: the shape path reads it
                 if self.shape_path is not None:
                     W += self.shape_path.update(family, Zs, -v)
-                W[np.diag_indices(n)] += shift - np.trace(W) / n
+                W[np.diag_indices(n)] += shift
             C = family.unwhiten(family.unwhiten(W).T)
         return Expectations(float(values.mean()), gradient, C, flat)
 
@@ -244,8 +252,10 @@ class CumulativeScale:
     ``c = (mu_eff + 2) / (n + mu_eff + 5)`` and damping
     ``d = 1 + 2 max(0, sqrt((mu_eff - 1) / (n + 1)) - 1) + c``.
 
-    In VAN's terms this is the trace part of the whitened curvature: ``P``
-    scales by ``exp(-2 delta)``, so :meth:`update` returns
+    In VAN's terms this is a multiple of the identity added to the whitened
+    curvature (:class:`MonteCarlo` adds it to the rank-mu update's own trace,
+    as CMA-ES's scale moves by CSA and by its covariance update): on its own
+    ``P`` scales by ``exp(-2 delta)``, so :meth:`update` returns
     ``(exp(-2 delta) - 1) / beta_t`` for the solver's constant ``beta_t``. The
     path is state: one object per run.
 
@@ -341,12 +351,17 @@ class RankOnePath:
         The solver's (constant) ``beta_t``.
     scale_path : CumulativeScale or None, default=None
         The scale's path, updated first in each iteration (for ``h_sigma``).
+    c1_fraction : float, default=1.0
+        The rank-one rate as a fraction of CMA-ES's ``c_1``
+        (:func:`skvan.minimize` with xNES's rank-mu rate uses 1/2:
+        ``skvan.optimize.RANK_ONE_FRACTION``).
     """
 
-    def __init__(self, n, beta, scale_path=None):
+    def __init__(self, n, beta, scale_path=None, c1_fraction=1.0):
         self.n = n
         self.beta = beta
         self.scale_path = scale_path
+        self.c1_fraction = c1_fraction
         self.path = np.zeros(n)
 
     def update(self, family, Z, u):
@@ -357,7 +372,7 @@ class RankOnePath:
         mu_eff, spread = _selection(u)
         if spread <= 1e-12:
             return np.zeros((n, n))  # every draw tied: no step (CumulativeScale widens q)
-        c_1 = 2.0 / ((n + 1.3) ** 2 + mu_eff)  # cma_rates'
+        c_1 = self.c1_fraction * 2.0 / ((n + 1.3) ** 2 + mu_eff)  # cma_rates'
         c_c = (4.0 + mu_eff / n) / (n + 4.0 + 2.0 * mu_eff / n)
         sigma = float(np.exp(-family.logdet_precision() / (2.0 * n)))
         step = family.scale_noise((Z.T @ u)[None, :])[0] / sigma
