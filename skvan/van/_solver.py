@@ -50,8 +50,8 @@ STALL_REJECTIONS = 3
 #: Consecutive flat iterations (every fitness-shaped draw's value tied:
 #: ``Expectations.flat``) after which a run stops as "flat". Each widens ``q`` by
 #: ``exp(0.2 + c / d)`` in sd (:class:`~skvan.expectations.CumulativeScale`, as CMA-ES
-#: does on flat fitness), 1.5 to 1.7 times from 2 to 20 dimensions, so ten leave it
-#: about 70 to 170 times wider than where the values first tied: ``f`` is constant
+#: does on flat fitness), 1.6 to 1.7 times from 2 to 20 dimensions, so ten leave it
+#: about 120 to 190 times wider than where the values first tied: ``f`` is constant
 #: there as far as a search can tell (CMA-ES stops after two, ``tolflatfitness``).
 FLAT_ITERATIONS = 10
 
