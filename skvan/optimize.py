@@ -16,11 +16,11 @@ from .objectives import FunctionObjective
 from .objectives._function import _shaped
 from .objectives._bounds import BoxTransform
 from .van import (
+    MESSAGES,
     ArmijoMeanStep,
     AveragingSchedule,
     BetaBacktrack,
     FullStep,
-    MESSAGES,
     GeometricSchedule,
     MeanContraction,
     ObjectiveDecrease,
@@ -299,11 +299,11 @@ def minimize(
     and narrows it while they cancel; and the rank-one update along the
     evolution path of the mean (:class:`~skvan.expectations.RankOnePath`, at
     half CMA-ES's rate), which stretches ``q`` along a valley the mean follows.
-    On the 12 functions of ``benchmarks/bench_minimize.py`` (100 starts) this
-    needs 0.94 to 1.13 times CMA-ES's evaluations to target, with at least its
-    success on every function but griewank-10 (36 against 38%; 37% each at 300
-    starts); the 1-D sinc problem takes Gauss-Hermite quadrature instead (5.6
-    times CMA-ES's evaluations, from every start against 60% of them). With CSA
+    On the 11 functions in 2 to 20 dimensions of ``benchmarks/bench_minimize.py``
+    (100 starts) this needs 0.94 to 1.13 times CMA-ES's evaluations to target,
+    with at least its success on every one but griewank-10 (36 against 38%; 37%
+    each at 300 starts); the 1-D sinc problem takes Gauss-Hermite quadrature
+    instead (5.6 times CMA-ES's evaluations, from every start against 60% of them). With CSA
     in place of the trace, 2-D functions needed twice CMA-ES's evaluations.
     The diagonal family adapts each variance at separable NES's scale rate. The
     precision can shrink as well as grow, which the running sum of raw Hessian

@@ -309,8 +309,8 @@ def test_zero_order_keeps_the_trace_of_its_shape_update(name, f, most):
     """The fitness-shaped update keeps the trace of the rank-mu curvature (xNES's
     scale update) and adds CSA's shift, as CMA-ES's scale moves by both; with
     CSA alone 2-D problems needed about twice CMA-ES's evaluations (median over
-    10 seeds to 1e-5 from (2, -1.5): sphere 248 -> 159, CMA-ES about 144;
-    ellipsoid 503 -> 311)."""
+    10 seeds to 1e-5 from (2, -1.5): sphere 248 -> 159, ellipsoid 503 -> 311;
+    the commands are in benchmarks/RESULTS.md)."""
     counts = [_evaluations_to(f, np.array([2.0, -1.5]), seed) for seed in range(10)]
     assert np.median(counts) <= most, counts
 
