@@ -82,12 +82,7 @@ class FullGaussian(_Gaussian):
         """Replace the precision by ``P`` (symmetrised) if it is numerically positive
         definite (as :meth:`update_precision` judges it) and return True; else
         leave ``q`` as it is and return False."""
-        P = 0.5 * (P + P.T)
-        chol = _cholesky(P)
-        if chol is None:
-            return False
-        self._set_symmetric(P, chol)
-        return True
+        return self._try_set_symmetric(0.5 * (P + P.T))
 
     def precision_vector(self):
         """The precision's free parameters as one vector: its upper triangle
@@ -101,7 +96,15 @@ class FullGaussian(_Gaussian):
         P = np.zeros_like(self.precision)
         P[upper] = v
         P.T[upper] = v
-        return self.try_set_precision(P)
+        return self._try_set_symmetric(P)
+
+    def _try_set_symmetric(self, P):
+        """:meth:`try_set_precision` for a ``P`` that is exactly symmetric."""
+        chol = _cholesky(P)
+        if chol is None:
+            return False
+        self._set_symmetric(P, chol)
+        return True
 
     def _upper_triangle(self):
         if getattr(self, "_upper", None) is None:

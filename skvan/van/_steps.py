@@ -347,7 +347,6 @@ class AndersonStep:
         return alpha
 
 
-
 def default_step(objective, deterministic, stochastic, hessian="exact"):
     """The policy the solver uses unless told otherwise: with deterministic
     expectations on the full data, :class:`ArmijoMeanStep` under VO and a
