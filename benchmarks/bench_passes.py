@@ -36,10 +36,17 @@ Each figure is the minimum over repeats, in ms (us for the per-call costs):
     ``w`` (a Lasso's KKT check), per call in us: the whole product against the
     rows of the symmetric ``G`` at ``w``'s nonzeros
     (``QuadraticObjective.smooth_gradient``).
+11. ``--lapack-threads``: LAPACK on the machine's threads against one.
+12. A Lasso's least squares on ``[X, 1]``: the passes a fit made (the design
+    ``[X, 1]`` formed, its column statistics, row norms, Gram matrix and
+    ``X^T W y``) against one pass of ``[X, 1, y]^T W [X, 1, y]``
+    (``skvan._data.augmented_gram``), whose diagonal gives the statistics;
+    medians of alternating repeats.
 
 Run: python benchmarks/bench_passes.py [--quick] [--columns (parts 7 and 8 only)]
      python benchmarks/bench_passes.py --gram (part 9 only)
      python benchmarks/bench_passes.py --sparse-gradient (part 10 only)
+     python benchmarks/bench_passes.py --augmented (part 12 only)
 """
 
 import argparse
@@ -104,9 +111,12 @@ def main():
     parser.add_argument("--gram", action="store_true", help="only part 9")
     parser.add_argument("--sparse-gradient", action="store_true", help="only part 10")
     parser.add_argument("--lapack-threads", action="store_true", help="only part 11")
+    parser.add_argument("--augmented", action="store_true", help="only part 12")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     repeats = 3 if args.quick else 5
+    if args.augmented:
+        return augmented(rng, 3 * repeats, args.quick)
     if args.gram:
         return gram_accumulator(rng, repeats)
     if args.sparse_gradient:
@@ -200,6 +210,7 @@ def main():
     cold_start(rng, repeats, args.quick)
     gram_accumulator(rng, repeats)
     sparse_gradient(rng, repeats)
+    augmented(rng, 3 * repeats, args.quick)
 
 
 def lapack_threads(rng, repeats, quick):
@@ -282,6 +293,32 @@ def sparse_gradient(rng, repeats):
             whole = best(lambda: [quad.G @ w - quad.b for _ in range(100)], 10 * repeats)
             rows = best(lambda: [quad.smooth_gradient(w) for _ in range(100)], 10 * repeats)
             print(f"  p {p:>5}, {k:>3} nonzeros: {1e4 * whole:7.1f} {1e4 * rows:7.1f}", flush=True)
+
+
+def augmented(rng, repeats, quick):
+    from skvan._data import as_design, augmented_gram, column_statistics, row_squared_norms, tdot
+
+    print("\n12. A Lasso's least squares on [X, 1] (ms, medians of alternating repeats): "
+          "separate passes, one augmented pass")
+    shapes = ((442, 10), (2_000, 10), (20_000, 100), (100_000, 20), (20_000, 200))
+    for n, p in shapes[:3] if quick else shapes:
+        X, y, w = rng.standard_normal((n, p)), rng.standard_normal(n), np.ones(n)
+
+        def separate():
+            Xd = as_design(X, True)
+            column_statistics(Xd, w)
+            row_squared_norms(Xd)
+            return skvan_gram(Xd, w), tdot(Xd, w * y)
+
+        times = {separate: [], augmented_gram: []}
+        for _ in range(repeats):
+            for fn in times:
+                start = time.perf_counter()
+                fn() if fn is separate else fn(X, y, w, True)
+                times[fn].append(time.perf_counter() - start)
+        print(f"  {n:>7} x {p:<4} {1e3 * np.median(times[separate]):8.2f}"
+              f" {1e3 * np.median(times[augmented_gram]):8.2f}", flush=True)
+    print()
 
 
 def gram_accumulator(rng, repeats):

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.datasets import load_diabetes
-from sklearn.linear_model import ElasticNet, ElasticNetCV
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import ElasticNet, ElasticNetCV, LinearRegression
 from sklearn.model_selection import KFold
 
 from skvan import VANElasticNet, VANElasticNetCV, VANLassoRegressor
@@ -208,8 +209,8 @@ def test_path_forms_x_t_x_once_and_builds_the_rows_only_for_van(monkeypatch, spr
     X, y = load_diabetes(return_X_y=True)
     X = X * np.logspace(-spread, spread, X.shape[1])
     calls = []
-    gram = quadratic.gram
-    monkeypatch.setattr(quadratic, "gram", lambda *a: calls.append(1) or gram(*a))
+    gram = quadratic.augmented_gram
+    monkeypatch.setattr(quadratic, "augmented_gram", lambda *a: calls.append(1) or gram(*a))
     built = []
     objective = VANElasticNet._objective
     monkeypatch.setattr(VANElasticNet, "_objective",
@@ -225,7 +226,7 @@ def test_path_forms_x_t_x_once_and_builds_the_rows_only_for_van(monkeypatch, spr
         est._resolve_covariance(X)
         w = np.ones(len(y))
         problem = est._problem(X, y, w)
-        rows = VANLassoRegressor._problem(est, X, y, w)  # the Gram of [X; r I]
+        rows = est._rows_problem(X, y, w)  # the Gram of [X; r I]
         np.testing.assert_array_equal(problem.column_scale, rows.column_scale)
         assert spread == 0 or np.ptp(np.log2(problem.column_scale)) > 10
         np.testing.assert_allclose(problem.least_squares.G, rows.least_squares.G, rtol=1e-12,
@@ -257,3 +258,45 @@ def test_a_problems_rows_are_built_at_its_own_alpha():
         np.testing.assert_array_equal(p.column_scale, 1.0)  # diabetes: not rescaled
         np.testing.assert_allclose(np.abs(rows.X[len(y):]).max(), np.sqrt(alpha * 0.7 * len(y)),
                                    rtol=1e-12)
+
+
+@pytest.mark.parametrize("Estimator", [VANLassoRegressor, VANElasticNet])
+def test_one_pass_problem_is_the_rows_problem(Estimator):
+    """The least squares a fit solves is formed with its column statistics in one
+    pass over the rows, without the design [X, 1]: the same Gram matrix,
+    ``X^T W y``, scales and strengths as the rows' objective gives, with weights
+    and with columns rescaled; with zero weights (rows the Gram matrix does not
+    see) the rows' problem itself."""
+    X, y = load_diabetes(return_X_y=True)
+    X = X * np.logspace(-6, 6, X.shape[1])
+    w = np.random.default_rng(0).random(len(y)) + 0.1
+    for weights in (w, np.r_[0.0, w[1:]]):
+        est = Estimator(alpha=0.01)
+        est.n_features_in_ = X.shape[1]
+        est._resolve_covariance(X)
+        problem, rows = est._problem(X, y, weights), est._rows_problem(X, y, weights)
+        np.testing.assert_array_equal(problem.column_scale, rows.column_scale)
+        assert np.ptp(np.log2(problem.column_scale)) > 10
+        G = rows.least_squares.G
+        np.testing.assert_allclose(problem.least_squares.G, G, rtol=1e-12, atol=1e-12 * np.abs(G).max())
+        np.testing.assert_allclose(problem.least_squares.b, rows.least_squares.b, rtol=1e-12)
+        np.testing.assert_array_equal(problem.least_squares.penalty.strength,
+                                      rows.least_squares.penalty.strength)
+        np.testing.assert_allclose(problem.least_squares.unit_predictor_precision(),
+                                   rows.linear.unit_predictor_precision(), rtol=1e-12)
+        assert (problem.gram is None) == (weights[0] == 0)
+
+
+@pytest.mark.parametrize("Estimator", [VANLassoRegressor, VANElasticNet])
+def test_entries_near_1e160_overflow_no_gram(Estimator):
+    """Entries whose squares overflow: the rows are rescaled before their Gram
+    matrix is formed (the elastic net formed it unscaled and returned zeros with a
+    warning). With a vanishing penalty the fit is least squares."""
+    X, y = load_diabetes(return_X_y=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)  # precision_ ~ 1e320 in these units
+        est = Estimator(alpha=1e-10).fit(X * 1e160, y)
+    ref = LinearRegression().fit(X, y)
+    np.testing.assert_allclose(est.coef_ * 1e160, ref.coef_, rtol=1e-8)
+    np.testing.assert_allclose(est.intercept_, ref.intercept_, rtol=1e-10)

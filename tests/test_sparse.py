@@ -126,3 +126,41 @@ def test_column_statistics_dense_sparse_and_by_formula(dtype):
         huge = np.array([[1e200, 1.0], [2.0, -3.0]])
         top, squares = column_statistics(huge, np.ones(2))
         assert top.tolist() == [1e200, 3.0] and np.isinf(squares[0]) and squares[1] == 10.0
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_augmented_gram_is_the_designs_by_formula(dtype, fit_intercept):
+    """``[X, 1, y]^T W [X, 1, y]`` in one pass over several row blocks, as the
+    formula gives it (float32 rows in float64)."""
+    from skvan._data import augmented_gram
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((70_000, 5)).astype(dtype)
+    y, w = rng.standard_normal(X.shape[0]), rng.random(X.shape[0])
+    A = np.column_stack([X.astype(np.float64)] + [np.ones(len(y))] * fit_intercept + [y])
+    M = augmented_gram(X, y, w, fit_intercept)
+    assert M.shape == (A.shape[1],) * 2 and M.dtype == np.float64
+    np.testing.assert_allclose(M, A.T @ (w[:, None] * A), rtol=1e-10, atol=1e-10 * M.max())
+    assert augmented_gram(X[:0], y[:0], w[:0], fit_intercept).tolist() == np.zeros(M.shape).tolist()
+
+
+def test_column_statistics_read_off_a_gram_matrix():
+    """``gram_column_statistics``: the squares are ``diag(G)`` and the bound
+    ``sqrt(G_jj / min w)`` holds the largest entry; None where the bound cannot
+    stand in for it (a zero weight, entries beyond 1e+-100, an overflowed Gram)."""
+    from skvan._data import column_statistics, gram
+    from skvan.objectives._linear import gram_column_statistics
+
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((500, 4)) * [1.0, 1e-30, 1e30, 0.0]
+    w = rng.random(500) + 0.5
+    top, squares = gram_column_statistics(gram(X, w), w)
+    exact_top, exact_squares = column_statistics(X, w)
+    np.testing.assert_allclose(squares, exact_squares, rtol=1e-12)
+    assert np.all(top >= exact_top) and top[3] == 0.0
+    assert np.all(top[:3] <= np.sqrt(exact_squares[:3] / w.min()) * (1 + 1e-12))
+    for Z, v in ((X, np.r_[0.0, w[1:]]), (X * [1, 1e-80, 1, 1], w), (X * [1, 1, 1e80, 1], w),
+                 (X * 1e160, w)):
+        with np.errstate(over="ignore", invalid="ignore"):
+            assert gram_column_statistics(gram(Z, v), v) == (None, None)

@@ -6,11 +6,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._compat import Interval
-from .._data import column_statistics, weighted_column_squares
-from ..objectives import L1Penalty, LinearModelObjective, QuadraticObjective, SquaredLoss
-from ..objectives._linear import jacobi_scale_from
-from ._base import GRAM
-from ._lasso import VANLassoRegressor, _Problem
+from ..objectives import L1Penalty, LinearModelObjective, SquaredLoss
+from ._lasso import VANLassoRegressor
 
 
 class VANElasticNet(VANLassoRegressor):
@@ -150,6 +147,12 @@ class VANElasticNet(VANLassoRegressor):
         self.random_state = random_state
         self.verbose = verbose
 
+    _ridge_rows = True
+
+    @property
+    def _l1_share(self):
+        return self.l1_ratio
+
     def _ridge(self, sample_weight, alpha=None):
         """``n alpha (1 - l1_ratio)``, the ridge's weight on ``||w||^2 / 2`` (``alpha``
         None: ``self.alpha``)."""
@@ -168,58 +171,8 @@ class VANElasticNet(VANLassoRegressor):
         Xd = sp.vstack([Xd, sp.csr_matrix(rows)], format="csr") if sp.issparse(Xd) else np.vstack([Xd, rows])
         y = np.concatenate([np.asarray(y, dtype=np.float64), np.zeros(n_features)])
         weights = np.concatenate([np.asarray(sample_weight, dtype=np.float64), np.ones(n_features)])
-        strength = np.full(Xd.shape[1], alpha * self.l1_ratio * float(np.sum(sample_weight)))
-        if self.fit_intercept:
-            strength[-1] = 0.0
+        strength = self._strength(Xd.shape[1], sample_weight, alpha)
         return LinearModelObjective(Xd, y, SquaredLoss(), weights, L1Penalty(strength))
-
-    def _problem(self, X, y, sample_weight, gram=None):
-        """:class:`VANLassoRegressor`'s problem on ``[X; r I]``, its least squares
-        from ``[X, 1]^T W [X, 1]`` (``gram``, with the columns' statistics, formed
-        once per path: :meth:`_at_alpha`) plus the ridge rows' ``r^2 I``; the rows
-        themselves are built only where VAN needs them. The Gram forms work
-        through the rows: there the problem is built again."""
-        if self.covariance_ in GRAM:
-            return super()._problem(X, y, sample_weight)
-        if gram is None:
-            design = self._design(X)
-            top, squares = column_statistics(design, sample_weight)
-            gram = (QuadraticObjective.from_data(design, y, sample_weight), top, squares)
-        raw, top, squares = gram
-        n_features = X.shape[1]
-        alpha = self.alpha
-        ridge = self._ridge(sample_weight)
-
-        def build():  # at this problem's alpha, whatever the estimator's is by then
-            full = self._objective(X, y, sample_weight, alpha)
-            return full, full.reparametrised(column_scale)
-
-        # The column statistics of [X; r I] with weights [w, 1]: the ridge rows add
-        # r^2 to each feature's weighted squares and sqrt(r) to its largest entry.
-        top = top.copy()
-        top[:n_features] = np.maximum(top[:n_features], np.sqrt(ridge))
-        squares = squares.copy()
-        squares[:n_features] += ridge
-        total = float(np.sum(sample_weight)) + n_features
-        column_scale = jacobi_scale_from(
-            total, top,
-            lambda norm: squares if norm is None else weighted_column_squares(
-                self._objective(X, y, sample_weight, alpha).X,
-                np.concatenate([sample_weight, np.ones(n_features)]), norm),
-            0.0, X.shape[0] + n_features)
-        G = raw.G.copy()
-        G[np.arange(n_features), np.arange(n_features)] += ridge
-        strength = np.full(raw.n_params, alpha * self.l1_ratio * float(np.sum(sample_weight)))
-        if self.fit_intercept:
-            strength[-1] = 0.0
-        penalty = L1Penalty(strength).reparametrised(column_scale)
-        if np.all(column_scale == 1.0):  # the usual case: no p^2 division
-            least_squares = QuadraticObjective(G, raw.b, raw.c, penalty)
-        else:
-            least_squares = QuadraticObjective(G / np.outer(column_scale, column_scale),
-                                               raw.b / column_scale, raw.c, penalty)
-        return _Problem(column_scale, least_squares, X.shape[0] + n_features, build=build,
-                        gram=gram)
 
     def _ridge_rss(self, theta, column_scale, sample_weight):
         """``r^2 ||w||^2``: the ridge rows' share of the least-squares value."""

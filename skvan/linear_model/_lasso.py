@@ -12,7 +12,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._compat import Interval, _fit_context, validate_data
 from .._dask import reject_dask
-from .._data import dot
+from .._data import dot, weighted_column_squares
 from .._warnings import warn_user
 from ..objectives import (
     KeepSigns,
@@ -27,7 +27,7 @@ from ..objectives import (
     kkt_path,
     nonnegative,
 )
-from ..objectives._linear import check_predictors
+from ..objectives._linear import check_predictors, gram_column_statistics, jacobi_scale_from
 from ..van import (
     MEMORY_BUDGET,
     BetaBacktrack,
@@ -123,10 +123,19 @@ class _Problem:
 
     def with_penalty(self, penalty):
         """The problem with ``penalty`` (over ``column_scale * theta``) instead (the
-        Lasso's path; an elastic-net path builds each alpha's problem anew)."""
-        design, linear = self._built()
-        return _Problem(self.column_scale, self.least_squares.with_penalty(penalty),
-                        self.n_samples, design, linear.with_penalty(penalty), gram=self.gram)
+        Lasso's path; an elastic-net path builds each alpha's problem anew); rows
+        not built yet are built on first use."""
+        least_squares = self.least_squares.with_penalty(penalty)
+        if self._design is not None:
+            return _Problem(self.column_scale, least_squares, self.n_samples, self._design,
+                            self._linear.with_penalty(penalty), gram=self.gram)
+
+        def build():
+            design, linear = self._built()
+            return design, linear.with_penalty(penalty)
+
+        return _Problem(self.column_scale, least_squares, self.n_samples, build=build,
+                        gram=self.gram)
 
 
 class VANLassoRegressor(RegressorMixin, VANLinearModel):
@@ -389,14 +398,30 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         self.verbose = verbose
 
     # -- objectives -----------------------------------------------------------------
-    def _objective(self, X, y, sample_weight):
-        """The least-squares objective with ``lambda ||w||_1``,
-        ``lambda = alpha * sum(weights)`` (not on the intercept)."""
-        Xd = self._design(X)
-        strength = np.full(Xd.shape[1], self.alpha * float(np.sum(sample_weight)))
+    #: The L1 term's share of ``alpha`` (the elastic net's ``l1_ratio``).
+    _l1_share = 1.0
+    #: Rows a fit's least squares adds to the data's, one per feature (the
+    #: elastic net's ridge rows, :meth:`_ridge`).
+    _ridge_rows = False
+
+    def _ridge(self, sample_weight, alpha=None):
+        """The ridge's weight on ``||w||^2 / 2`` (none)."""
+        return 0.0
+
+    def _strength(self, n_params, sample_weight, alpha=None):
+        """The L1 strengths ``lambda = alpha * l1_share * sum(weights)`` over ``[coef,
+        intercept]`` (0 on the intercept; ``alpha`` None: ``self.alpha``)."""
+        alpha = self.alpha if alpha is None else alpha
+        strength = np.full(n_params, alpha * self._l1_share * float(np.sum(sample_weight)))
         if self.fit_intercept:
             strength[-1] = 0.0
-        return LinearModelObjective(Xd, y, SquaredLoss(), sample_weight, L1Penalty(strength))
+        return strength
+
+    def _objective(self, X, y, sample_weight, alpha=None):
+        """The least-squares objective with ``lambda ||w||_1`` (:meth:`_strength`)."""
+        Xd = self._design(X)
+        return LinearModelObjective(Xd, y, SquaredLoss(), sample_weight,
+                                    L1Penalty(self._strength(Xd.shape[1], sample_weight, alpha)))
 
     def _full_batch_exact(self, n_samples):
         """Whether iterations can run on ``X^T X`` alone (``O(n_params^3)`` each)."""
@@ -460,15 +485,78 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         self._fit_problem(self._problem(X, y, sample_weight), sample_weight, start, rng)
         return self
 
-    def _problem(self, X, y, sample_weight):
+    def _problem(self, X, y, sample_weight, gram=None):
         """What a fit solves, built once (a path re-weights its penalty): a
-        :class:`_Problem`."""
+        :class:`_Problem`.
+
+        The Gram forms work through the rows. The others work through ``X^T W
+        X``: formed with ``X^T W y`` and the columns' statistics in one pass over
+        the rows (:meth:`_statistics`, or ``gram``, a path's), the rows' objective
+        built only where VAN needs it (:meth:`_gram_problem`). Where the Gram
+        matrix cannot stand in for the columns' statistics (extreme entries,
+        zero weights), the rows are rescaled first and their Gram matrix formed
+        in those coordinates."""
+        if self.covariance_ not in GRAM:
+            gram = self._statistics(X, y, sample_weight) if gram is None else gram
+            if gram is not None:
+                return self._gram_problem(X, y, sample_weight, gram)
+        return self._rows_problem(X, y, sample_weight)
+
+    def _rows_problem(self, X, y, sample_weight):
+        """:meth:`_problem` from the rows' objective: rescaled by the Jacobi scale
+        of its columns, then (but for the Gram forms) its Gram matrix formed in
+        those coordinates."""
         design = self._objective(X, y, sample_weight)
         column_scale = design.column_scale()
         linear = design.reparametrised(column_scale)
-        # The Gram forms work through the rows; the others through X^T W X.
         least_squares = linear if self.covariance_ in GRAM else QuadraticObjective.from_linear(linear)
         return _Problem(column_scale, least_squares, design.X.shape[0], design, linear)
+
+    def _statistics(self, X, y, sample_weight):
+        """``(raw, top, squares)``: the least squares on ``[X, 1]`` (no penalty, no
+        rescaling; :meth:`~skvan.objectives.QuadraticObjective.from_design`) and
+        the columns' statistics read off its Gram matrix
+        (:func:`~skvan.objectives.gram_column_statistics`); None where they
+        cannot be."""
+        with np.errstate(over="ignore", invalid="ignore"):  # extreme entries: None
+            raw = QuadraticObjective.from_design(X, y, sample_weight, self.fit_intercept)
+        top, squares = gram_column_statistics(raw.G, sample_weight)
+        return None if top is None else (raw, top, squares)
+
+    def _gram_problem(self, X, y, sample_weight, gram):
+        """:meth:`_problem` from ``gram`` (:meth:`_statistics`) at ``self.alpha``, its
+        least squares plus the elastic net's ridge rows' ``r^2 I``
+        (:meth:`_ridge`), the Jacobi scale (:meth:`~skvan.objectives.
+        LinearModelObjective.column_scale`) from the columns' statistics; the
+        rows' objective is built on first use."""
+        raw, top, squares = gram
+        n_features, alpha = X.shape[1], self.alpha
+        ridge, extra = self._ridge(sample_weight), X.shape[1] if self._ridge_rows else 0
+
+        def build():  # at this problem's alpha, whatever the estimator's is by then
+            full = self._objective(X, y, sample_weight, alpha)
+            return full, full.reparametrised(column_scale)
+
+        def rows_squares(norm):  # entries beyond 1e+-100 (a huge ridge): the rows'
+            full = self._objective(X, y, sample_weight, alpha)
+            return weighted_column_squares(full.X, full.sample_weight, norm)
+
+        G = raw.G
+        if extra:
+            # [X; r I] with weights [w, 1]: the ridge rows add r^2 to each feature's
+            # weighted squares and sqrt(r) to its largest entry.
+            top, squares, G = top.copy(), squares.copy(), G.copy()
+            top[:n_features] = np.maximum(top[:n_features], np.sqrt(ridge))
+            squares[:n_features] += ridge
+            G[np.arange(n_features), np.arange(n_features)] += ridge
+        total = float(np.sum(sample_weight)) + extra
+        column_scale = jacobi_scale_from(
+            total, top, lambda norm: squares if norm is None else rows_squares(norm), 0.0,
+            X.shape[0] + extra)
+        penalty = L1Penalty(self._strength(raw.n_params, sample_weight)).reparametrised(column_scale)
+        least_squares = QuadraticObjective(G, raw.b, raw.c, total_weight=total).rescaled(
+            column_scale, penalty)
+        return _Problem(column_scale, least_squares, X.shape[0] + extra, build=build, gram=gram)
 
     def _resolve_covariance(self, X, stream=False, n_rows=1):
         """As for every linear model; with ``positive``, "auto" keeps to the forms
@@ -596,7 +684,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             coef, family, self.n_iter_, self.n_corrections_ = self._solve_wide(problem.linear, start,
                                                                                rng)
         else:
-            family = self._initial_family(problem.linear, start)
+            family = self._initial_family(problem.least_squares, start)
             coef, result, self.n_corrections_, _ = self._solve_support(f, solved, family, rng)
             self.n_iter_ = result.n_iter
         family.mean = coef
@@ -612,12 +700,13 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         total = float(np.sum(sample_weight))
         self._start_stream(self.noise_variance_ * total, total)
         if self.objective == "vi":
-            family = self._initial_family(problem.linear, coef)
+            family = self._initial_family(problem.least_squares, coef)
             floor = self._noise_floor(least_squares, total)
             log_joint = self._solved(problem)[1].multiplied(1.0 / max(self.noise_variance_, floor))
             self.n_iter_ = self._solve(log_joint, family, rng).n_iter
             self.n_corrections_ = 0
-        self._set_attributes(family, column_scale, problem.design.X)
+        self._set_attributes(family, column_scale,
+                             problem.design.X if self.covariance_ in GRAM else None)
 
     def _solve_support(self, f, quadratic, family, rng, schedule=None, warn=True):
         """VO from ``family`` until the support read off ``q`` passes the KKT check

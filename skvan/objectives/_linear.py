@@ -38,6 +38,34 @@ def jacobi_column_scale(X, sample_weight, ridge):
         ridge, X.shape[0])
 
 
+#: Column statistics read off a Gram matrix stand in for a pass over the rows
+#: (:func:`gram_column_statistics`) while every column's entries lie within
+#: ``2^+-332`` (about ``1e+-100``), where :func:`_jacobi_scale` needs no normalising.
+_SAFE_ENTRY = 2.0**332
+
+
+def gram_column_statistics(G, sample_weight):
+    """:func:`column_statistics` of a design read off its weighted Gram matrix ``G
+    = X^T W X``: ``(top, squares)`` with ``squares = diag(G)`` and, for ``top``, the
+    upper bound ``sqrt(G_jj / min_i w_i)`` of ``max_i |x_ij|`` (0 for a column of
+    zeros), which :func:`jacobi_scale_from` can take for the maximum: it decides
+    only whether the squares need normalising and whether they could overflow,
+    and where this returns them neither can happen. ``(None, None)`` where the
+    bound cannot stand in: some weight is 0 (rows ``G`` does not see), or a
+    column's entries may lie outside ``[1e-100, 1e100]`` (from ``G_jj /
+    sum_i w_i <= max_i x_ij^2 <= G_jj / min_i w_i``), or ``G`` is not finite."""
+    w = np.asarray(sample_weight)
+    low = float(np.min(w, initial=np.inf))
+    squares = np.diag(G).copy()
+    if not (low > 0 and np.isfinite(squares).all() and np.all(squares >= 0)):
+        return None, None
+    top = np.sqrt(squares / low)
+    lower = np.sqrt(squares / float(np.sum(w)))
+    if not np.all((top < _SAFE_ENTRY) & ((lower > 1.0 / _SAFE_ENTRY) | (squares == 0))):
+        return None, None
+    return top, squares
+
+
 def jacobi_scale_from(total, top, squares, ridge, n_samples):
     """:func:`jacobi_column_scale` from column statistics: the total weight, each
     column's largest ``|x_ij|`` and ``squares(norm)``, the weighted sums of

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._data import gram, tdot
+from .._data import as_design, augmented_gram, gram, issparse, tdot
 from ._base import Objective
 from ._penalties import NoPenalty, add_diagonal
 
@@ -22,21 +22,55 @@ class QuadraticObjective(Objective):
     c : float
     penalty : object, default=None
         A separable penalty; None is no penalty.
+    total_weight : float or None, default=None
+        ``sum_i w_i`` of the rows behind ``G`` (:meth:`unit_predictor_precision`);
+        None if unknown.
     """
 
-    def __init__(self, G, b, c, penalty=None):
+    def __init__(self, G, b, c, penalty=None, total_weight=None):
         self.G = G
         self.b = b
         self.c = float(c)
         self.penalty = NoPenalty() if penalty is None else penalty
         self.n_params = G.shape[0]
+        self.total_weight = total_weight
 
     @classmethod
     def from_data(cls, X, y, sample_weight=None, penalty=None):
         """Weighted least squares ``1/2 sum_i w_i (y_i - x_i^T theta)^2 + g(theta)``."""
         w = np.ones(X.shape[0]) if sample_weight is None else sample_weight
         return cls(gram(X, w), np.asarray(tdot(X, w * y)).ravel(), 0.5 * float(np.dot(w * y, y)),
-                   penalty)
+                   penalty, float(np.sum(w)))
+
+    @classmethod
+    def from_design(cls, X, y, sample_weight, fit_intercept, penalty=None):
+        """:meth:`from_data` on ``[X, 1]`` (the ones with ``fit_intercept``): for a
+        dense ``X`` one pass over its rows (:func:`~skvan._data.augmented_gram`),
+        without forming ``[X, 1]``."""
+        if issparse(X):
+            return cls.from_data(as_design(X, fit_intercept), y, sample_weight, penalty)
+        M = augmented_gram(X, y, sample_weight, fit_intercept)
+        return cls(np.ascontiguousarray(M[:-1, :-1]), M[:-1, -1].copy(), 0.5 * M[-1, -1], penalty,
+                   float(np.sum(sample_weight)))
+
+    def rescaled(self, column_scale, penalty):
+        """The same function in the coordinates ``theta' = column_scale * theta``
+        with ``penalty`` (already over ``theta'``): ``G / (s s^T)``, ``b / s`` (exact
+        for powers of two, the Jacobi scales)."""
+        if np.all(column_scale == 1.0):  # the usual case: no p^2 division
+            return QuadraticObjective(self.G, self.b, self.c, penalty, self.total_weight)
+        return QuadraticObjective(self.G / np.outer(column_scale, column_scale),
+                                  self.b / column_scale, self.c, penalty, self.total_weight)
+
+    def unit_predictor_precision(self):
+        """The diagonal precision under which the rows' linear predictors have unit
+        variance on average, ``sum_i w_i ||x_i||^2 / sum_i w_i = tr(G) / sum_i w_i``
+        (as :meth:`~skvan.objectives.LinearModelObjective.unit_predictor_precision`
+        on the rows; 1 where that is not a positive finite number)."""
+        if self.total_weight is None:
+            raise AttributeError("unit_predictor_precision needs the total weight of the rows.")
+        value = float(np.trace(self.G)) / self.total_weight if self.total_weight > 0 else np.nan
+        return np.full(self.n_params, value if np.isfinite(value) and value > 0 else 1.0)
 
     @classmethod
     def from_linear(cls, objective):
@@ -56,7 +90,8 @@ class QuadraticObjective(Objective):
 
     def with_penalty(self, penalty):
         """The same quadratic (``G``, ``b``, ``c`` shared, not copied) with another ``penalty``."""
-        return self._share_smooth_cache(QuadraticObjective(self.G, self.b, self.c, penalty))
+        return self._share_smooth_cache(QuadraticObjective(self.G, self.b, self.c, penalty,
+                                                           self.total_weight))
 
     def value_scale(self):
         """``|c|``, the size of the terms that cancel in the value near the optimum
