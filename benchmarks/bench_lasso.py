@@ -27,9 +27,10 @@ Two measures (issue 3; the paper's Figure 2a-b):
 
 4. ``--checks``: the certificate's work, KKT checks computed (solves on a
    support), in each order of its two readings of ``q``
-   (``LassoCertificate.reading_order``) and without the checks it keeps
-   (``CHECKS_KEPT``), with the iterations and corrections, over the first five
-   ``--speed`` sets at five alphas.
+   (``LassoCertificate.reading_order``), without the checks it keeps
+   (``CHECKS_KEPT``) and at other budgets of corrections per reading
+   (``CERTIFICATE_CORRECTIONS``), with the iterations, corrections and the
+   fits' total time, over the first five ``--speed`` sets at five alphas.
 
 5. ``--speed``: measure 2 alone over every regression set that ships with
    scikit-learn (diabetes, linnerud's first target) and generated ones up to
@@ -40,6 +41,7 @@ Run: python benchmarks/bench_lasso.py [--quick] [--plot FILE]
      python benchmarks/bench_lasso.py --speed [--quick] [--repeats 7]
      python benchmarks/bench_lasso.py --growth   (the choice of beta_growth="auto")
      python benchmarks/bench_lasso.py --checks
+     python benchmarks/bench_lasso.py --growth --corrections 3   (any mode, another budget)
      python benchmarks/bench_lasso.py --path [--repeats 3]
      python benchmarks/bench_lasso.py --enet-path [--repeats 3]
 """
@@ -299,6 +301,7 @@ def certificate_checks():
     """KKT checks, iterations and corrections of VANLassoRegressor (defaults) in
     each order of the certificate's readings."""
     from skvan.objectives import LassoCertificate
+    from skvan.objectives import _sparse as sparse
     from skvan.objectives._sparse import _KKTCheck
 
     check, counted = _KKTCheck.__call__, []
@@ -308,26 +311,35 @@ def certificate_checks():
         return check(self, *args)
 
     default, kept = LassoCertificate.reading_order, LassoCertificate._checked
+    budget = sparse.CERTIFICATE_CORRECTIONS
     problems = [(X, y) for _, X, y in speed_datasets(True)][:5]
     print("The certificate's readings: totals over 5 sets x 5 alphas (0.3 to 0.001 alpha_max)\n")
-    print(f"{'order':<36}{'KKT checks':>11}{'iterations':>11}{'corrections':>12}")
+    print(f"{'order':<36}{'budget':>7}{'KKT checks':>11}{'iterations':>11}{'corrections':>12}"
+          f"{'ms':>8}")
     _KKTCheck.__call__ = counting
+    runs = [(default, True, budget), (default[::-1], True, budget), (default, False, budget)]
+    runs += [(default, True, b) for b in (3, 6, 10) if b != budget]
     try:
-        for order, keep in ((default, True), (default[::-1], True), (default, False)):
+        for order, keep, corrections_budget in runs:
             LassoCertificate.reading_order = order
             LassoCertificate._checked = kept if keep else (lambda self, *a: self._check(*a))
+            sparse.CERTIFICATE_CORRECTIONS = corrections_budget
             counted.clear()
             iters = corrections = 0
+            seconds = 0.0
             for X, y in problems:
                 alpha_max = np.max(np.abs((X - X.mean(0)).T @ (y - y.mean()))) / len(y)
                 for fraction in (0.3, 0.1, 0.03, 0.01, 0.001):
-                    van = VANLassoRegressor(alpha=fraction * alpha_max).fit(X, y)
+                    t, van = timed(lambda: VANLassoRegressor(alpha=fraction * alpha_max).fit(X, y))
                     iters, corrections = iters + van.n_iter_, corrections + van.n_corrections_
+                    seconds += t
             name = " then ".join(order) + ("" if keep else ", no checks kept")
-            print(f"{name:<36}{len(counted):>11}{iters:>11}{corrections:>12}")
+            print(f"{name:<36}{corrections_budget:>7}{len(counted):>11}{iters:>11}{corrections:>12}"
+                  f"{1e3 * seconds:>8.1f}")
     finally:
         _KKTCheck.__call__, LassoCertificate.reading_order = check, default
         LassoCertificate._checked = kept
+        sparse.CERTIFICATE_CORRECTIONS = budget
 
 
 def enet_path_comparison(repeats, l1_ratio=0.5):
@@ -372,8 +384,15 @@ def main():
                         help="only VANElasticNetCV against ElasticNetCV")
     parser.add_argument("--speed", action="store_true",
                         help="only the wall-time ratio, over more datasets (issue 14)")
+    parser.add_argument("--corrections", type=int, default=None,
+                        help="the certificate's corrections per reading "
+                             "(skvan.objectives._sparse.CERTIFICATE_CORRECTIONS)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
+    if args.corrections is not None:
+        from skvan.objectives import _sparse
+
+        _sparse.CERTIFICATE_CORRECTIONS = args.corrections
     if args.speed:
         return speed_table(args.quick, args.repeats)
     if args.growth:

@@ -117,8 +117,9 @@ def test_predict_std_has_noise_and_parameter_uncertainty(diabetes):
     # Residual variance with the Lasso's degrees of freedom.
     k = np.count_nonzero(vo.coef_) + 1
     assert vo.noise_variance_ == pytest.approx(np.sum((y - mean) ** 2) / (len(y) - k), rel=1e-8)
-    # VO: q has collapsed, the spread is the noise's.
-    np.testing.assert_allclose(std, np.sqrt(vo.noise_variance_), rtol=1e-6)
+    # VO: q has concentrated, the spread is the noise's (q's share 4e-6 after the
+    # one iteration this fit takes).
+    np.testing.assert_allclose(std, np.sqrt(vo.noise_variance_), rtol=1e-5)
 
     vi = VANLassoRegressor(alpha=1.0, objective="vi").fit(X, y)
     _, std_vi = vi.predict(X, return_std=True)
@@ -601,7 +602,8 @@ def test_batch_entries_reach_the_single_entry_solution(alpha):
 
 def test_finish_returns_what_the_certificate_certified(monkeypatch):
     """A run the certificate ended is finished with the values it certified (no
-    KKT check repeated); they are kkt_finish's on the same reading."""
+    KKT check repeated); they are kkt_finish's on the same reading (to round-off:
+    a support's factor may be bordered from another kept one than in the run)."""
     from skvan.objectives import LassoCertificate
     from skvan.objectives._sparse import _KKTCheck
 
@@ -631,7 +633,7 @@ def test_finish_returns_what_the_certificate_certified(monkeypatch):
     assert len(ended) >= 3
     for _, n_checks, (coef, n_corrections, ok), (ref, ref_corrections, ref_ok) in ended:
         assert ok and ref_ok and n_checks == 0
-        np.testing.assert_array_equal(coef, ref)
+        np.testing.assert_allclose(coef, ref, rtol=1e-12, atol=1e-12 * np.abs(ref).max())
         assert n_corrections == ref_corrections
 
 

@@ -831,8 +831,13 @@ SUPPORT_WAIT = 50
 #: Corrections the certificate makes to a reading of ``q``'s support before it
 #: gives up on it (:meth:`LassoCertificate._certify`): :func:`kkt_finish`'s first
 #: ones, a coefficient whose solved value contradicts the sign ``q`` gives it
-#: leaves, or else the worst violator enters.
-CERTIFICATE_CORRECTIONS = 3
+#: leaves, or else the worst violator enters. Each costs one solve on a support,
+#: at most ``O(|S|^3)``, where another VAN iteration costs ``O(p^3)`` and its
+#: own checks. ``python benchmarks/bench_lasso.py --checks`` (25 fits), budgets
+#: 3, 6, 10: 53, 37, 36 iterations for 143, 166, 199 checks; ``--growth`` (15
+#: problems, growth 2) 73 iterations with 3, 52 with 6; ``--speed --quick``:
+#: every fit in one iteration with 6 (diabetes at 0.1 ``alpha_max`` took 3).
+CERTIFICATE_CORRECTIONS = 6
 
 #: KKT checks :class:`LassoCertificate` keeps per run (:meth:`LassoCertificate._checked`):
 #: a check repeats an earlier one's support and signs often enough that keeping
