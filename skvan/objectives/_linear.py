@@ -55,13 +55,14 @@ def gram_column_statistics(G, sample_weight):
     column's entries may lie outside ``[1e-100, 1e100]`` (from ``G_jj /
     sum_i w_i <= max_i x_ij^2 <= G_jj / min_i w_i``), or ``G`` is not finite."""
     w = np.asarray(sample_weight)
-    low = float(np.min(w, initial=np.inf))
-    squares = np.diag(G).copy()
-    if not (low > 0 and np.isfinite(squares).all() and np.all(squares >= 0)):
+    low = float(w.min()) if w.size else 0.0
+    squares = G.diagonal().copy()
+    top = np.sqrt(squares / low) if low > 0 else None
+    # (the comparisons are False for NaN: an overflowed G fails them)
+    if top is None or not (top < _SAFE_ENTRY).all():
         return None, None
-    top = np.sqrt(squares / low)
-    lower = np.sqrt(squares / float(np.sum(w)))
-    if not np.all((top < _SAFE_ENTRY) & ((lower > 1.0 / _SAFE_ENTRY) | (squares == 0))):
+    lower = np.sqrt(squares / float(w.sum()))
+    if not ((lower > 1.0 / _SAFE_ENTRY) | (squares == 0)).all():
         return None, None
     return top, squares
 
@@ -91,9 +92,12 @@ def _jacobi_scale(total, top, squares, ridge):
     # entries) are numerically zero: rescaling them to the clip would multiply
     # their penalty by 2^160 and the start's expected penalty with it.
     scale[~(np.isfinite(scale) & (scale >= 2.0**-_MAX_LOG2_SCALE))] = 1.0
-    log2 = np.clip(np.round(np.log2(scale)), -_MAX_LOG2_SCALE, _MAX_LOG2_SCALE)
-    if np.ptp(log2) <= _MAX_LOG2_SPREAD and abs(np.mean(log2)) <= _MAX_LOG2_SPREAD:
-        log2 = np.zeros_like(log2)
+    # (ndarray methods: np.clip, np.ptp and np.mean cost several times their
+    # arithmetic on a few columns, and small fits make this once per fit.)
+    log2 = np.round(np.log2(scale)).clip(-_MAX_LOG2_SCALE, _MAX_LOG2_SCALE)
+    low, high = log2.min(), log2.max()
+    if high - low <= _MAX_LOG2_SPREAD and abs(log2.mean()) <= _MAX_LOG2_SPREAD:
+        return np.ones_like(log2)
     return np.exp2(log2)
 
 

@@ -122,7 +122,7 @@ def _support_system(objective, support):
 def _new_system(objective, idx):
     """:func:`_support_system` of the indices ``idx``, from scratch."""
     G_SS = objective.gram_block(idx)
-    diag = np.sqrt(np.clip(np.diag(G_SS), 0, None))
+    diag = np.sqrt(np.maximum(G_SS.diagonal(), 0.0))  # (np.clip: 4x the time at |S| = 10)
     diag[~(np.isfinite(diag) & (diag > 0))] = 1.0
     A = G_SS / diag[:, None] / diag[None, :]
     colsum = np.abs(A).sum(axis=0)
@@ -253,7 +253,7 @@ def _kkt_tol(objective, rtol):
     the data."""
     shared = objective.smooth_cache()
     if "kkt_scale" not in shared:
-        shared["kkt_scale"] = np.sqrt(np.clip(objective.gram_diagonal(), 0, None)
+        shared["kkt_scale"] = np.sqrt(np.maximum(objective.gram_diagonal(), 0.0)
                                       * max(2 * objective.c, 0))
     return _tolerance(objective.penalty.strength, shared["kkt_scale"], rtol)
 
