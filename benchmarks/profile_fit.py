@@ -4,9 +4,10 @@ time of its parts under cProfile (which inflates Python-heavy code).
 Parts: the whole ``fit`` (validation, set-up, loop, attributes), the solver loop,
 the predictor-variance passes (``x_i^T Sigma x_i``), the Gram products
 (``X^T diag(d) X``) and the quadrature of the per-row expectations; with
-``--multinomial``, the parts in :data:`MULTINOMIAL_PARTS`.
+``--multinomial``, the parts in :data:`MULTINOMIAL_PARTS`; with ``--lasso``,
+VANLassoRegressor's (:data:`LASSO_PARTS`).
 
-Run: python benchmarks/profile_fit.py [--quick] [--multinomial]
+Run: python benchmarks/profile_fit.py [--quick] [--multinomial | --lasso]
 Compare two commits: run it in a worktree of each (git worktree add DIR REV;
 PYTHONPATH=DIR python benchmarks/profile_fit.py).
 """
@@ -17,10 +18,12 @@ import pstats
 import time
 import warnings
 
-from sklearn.datasets import load_breast_cancer, load_digits, make_classification
+import numpy as np
+from sklearn.datasets import (load_breast_cancer, load_diabetes, load_digits, make_classification,
+                              make_friedman1, make_regression)
 from sklearn.preprocessing import StandardScaler
 
-from skvan import VANLogisticRegression
+from skvan import VANLassoRegressor, VANLogisticRegression
 
 PARTS = {
     "fit": ("_logistic.py", "fit"),
@@ -40,6 +43,33 @@ MULTINOMIAL_PARTS = {
     "roots": ("_cubature.py", "square_roots"),
     "cubature": ("_cubature.py", "_raw"),
 }
+
+#: VANLassoRegressor (``--lasso``): scikit-learn's validation of ``X`` and ``y``,
+#: the least squares and its scales (``_problem``), the solver loop, the
+#: certificate's readings of ``q`` (with their corrections) and its KKT checks.
+LASSO_PARTS = {
+    "fit": ("_lasso.py", "fit"),
+    "validation": ("validation.py", "validate_data"),
+    "problem": ("_lasso.py", "_problem"),
+    "loop": ("_solver.py", "solve"),
+    "certificate": ("_sparse.py", "_read"),
+    "KKT checks": ("_sparse.py", "_checked"),
+}
+
+
+def lasso_datasets(quick):
+    """``(name, X, y, repeats, alpha)``: alpha a fraction of the smallest that zeroes
+    every coefficient (``bench_lasso.py --speed``'s)."""
+    X, y = load_diabetes(return_X_y=True)
+    sets = [("diabetes 0.1", StandardScaler().fit_transform(X), y, 200, 0.1)]
+    X, y = make_friedman1(2_000, 10, noise=1.0, random_state=0)
+    sets.append(("friedman1 0.01", X, y, 200, 0.01))
+    for n, p in ((20_000, 100), (100_000, 20)) if quick else ((100_000, 100), (1_000_000, 20)):
+        X, y = make_regression(n, p, n_informative=p // 5, noise=10.0, random_state=0)
+        sets.append((f"{n:.0e}x{p} 0.1".replace("+0", ""), X, y, 3, 0.1))
+    for name, X, y, reps, fraction in sets:
+        alpha_max = np.max(np.abs((X - X.mean(0)).T @ (y - y.mean()))) / len(y)
+        yield name, X, y, reps, fraction * alpha_max
 
 
 def datasets(quick):
@@ -66,22 +96,29 @@ def main():
     parser.add_argument("--quick", action="store_true", help="smaller generated sets")
     parser.add_argument("--multinomial", action="store_true",
                         help="multinomial fits (digits, 10 classes; 50,000 x 50, 10 classes)")
+    parser.add_argument("--lasso", action="store_true", help="VANLassoRegressor fits")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
-    parts_of = MULTINOMIAL_PARTS if args.multinomial else PARTS
-    problems = multinomial_datasets if args.multinomial else datasets
+    if args.lasso:
+        parts_of = LASSO_PARTS
+        problems = [(name, X, y, reps, (lambda a=alpha: VANLassoRegressor(alpha=a)))
+                    for name, X, y, reps, alpha in lasso_datasets(args.quick)]
+    else:
+        parts_of = MULTINOMIAL_PARTS if args.multinomial else PARTS
+        problems = [row + (VANLogisticRegression,) for row in
+                    (multinomial_datasets if args.multinomial else datasets)(args.quick)]
     print("ms per fit; parts are cumulative times under cProfile\n")
     print(f"{'dataset':<18}{'wall':>8}" + "".join(f"{p:>12}" for p in parts_of))
-    for name, X, y, reps in problems(args.quick):
-        VANLogisticRegression().fit(X, y)
+    for name, X, y, reps, make in problems:
+        make().fit(X, y)
         start = time.perf_counter()
         for _ in range(reps):
-            VANLogisticRegression().fit(X, y)
+            make().fit(X, y)
         wall = (time.perf_counter() - start) / reps
         profile = cProfile.Profile()
         profile.enable()
         for _ in range(reps):
-            VANLogisticRegression().fit(X, y)
+            make().fit(X, y)
         profile.disable()
         stats = pstats.Stats(profile).stats
         parts = [sum(v[3] for k, v in stats.items() if k[0].endswith(f) and k[2] == fn)
