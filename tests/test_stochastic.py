@@ -98,20 +98,21 @@ def test_stochastic_fit_counts_passes_and_warns_at_its_limit(breast_cancer):
 
 def test_stochastic_lasso_counts_passes(rng):
     """max_iter counts data passes, and a stochastic fit that has not converged
-    when they run out warns. Sixty correlated features, thirty nonzero: five
-    independent ones are certified after one pass (the certificate's
-    corrections finish sVAN's reading of q)."""
-    X = rng.randn(300, 60)
-    X[:, 1:] += 0.8 * X[:, :-1]
-    w = np.zeros(60)
-    w[:30] = rng.uniform(0.5, 2, 30) * rng.choice([-1, 1], 30)
-    y = X @ w + 0.1 * rng.randn(300)
+    when they run out warns. 150 correlated features, 100 nonzero: the
+    certificate's corrections cannot finish sVAN's reading of q after three
+    passes (sixty features, thirty nonzero, are certified after one)."""
+    X = rng.randn(300, 150)
+    X[:, 1:] += 0.9 * X[:, :-1]
+    w = np.zeros(150)
+    w[:100] = rng.uniform(0.5, 2, 100) * rng.choice([-1, 1], 100)
+    y = X @ w + rng.randn(300)
     with pytest.warns(ConvergenceWarning, match="max_iter=3 data passes"):
-        reg = VANLassoRegressor(alpha=0.01, batch_size=30, max_iter=3, tol=1e-12,
+        reg = VANLassoRegressor(alpha=0.001, batch_size=30, max_iter=3, tol=1e-12,
                                 random_state=0).fit(X, y)
     assert reg.n_iter_ == 3
-    full = VANLassoRegressor(alpha=0.01).fit(X, y)
-    np.testing.assert_allclose(reg.coef_, full.coef_, atol=0.05)
+    full = VANLassoRegressor(alpha=0.001).fit(X, y)
+    # Three passes from zero: within a fifth of the largest coefficient.
+    assert np.abs(reg.coef_ - full.coef_).max() < 0.2 * np.abs(full.coef_).max()
 
 
 def _stream(model, X, y, passes, batch, seed=0):

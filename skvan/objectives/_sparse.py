@@ -392,12 +392,18 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
                 # penalised coefficient furthest from its equation leaves.
                 support[int(np.argmax(np.where(check.free, -np.inf, unsolved)))] = False
             else:
-                j = (np.flatnonzero(excess >= enter * np.max(excess)) if enter > 0
-                     else int(np.argmax(excess)))
+                j = _entering(excess, enter)
                 support[j] = True
                 signs[j] = -np.sign(grad[j])
         coef = np.where(support_from_q(mean, variance, check.strength, eps, slack), mean, 0.0)
         return coef, n_corrections, False
+
+
+def _entering(excess, enter):
+    """The coordinates a KKT correction enters: every one violating the
+    conditions by at least ``enter`` times the worst violation ``max(excess)``
+    (0: the worst alone)."""
+    return np.flatnonzero(excess >= enter * np.max(excess)) if enter > 0 else int(np.argmax(excess))
 
 
 def kkt_follow(before, after, coef, rtol=1e-9, max_events=None):
@@ -831,18 +837,28 @@ SUPPORT_WAIT = 50
 #: Corrections the certificate makes to a reading of ``q``'s support before it
 #: gives up on it (:meth:`LassoCertificate._certify`): :func:`kkt_finish`'s first
 #: ones, a coefficient whose solved value contradicts the sign ``q`` gives it
-#: leaves, or else the worst violator enters. Each costs one solve on a support,
-#: at most ``O(|S|^3)``, where another VAN iteration costs ``O(p^3)`` and its
-#: own checks. ``python benchmarks/bench_lasso.py --checks`` (25 fits), budgets
-#: 3, 6, 10: 53, 37, 36 iterations for 143, 166, 199 checks; ``--growth`` (15
-#: problems, growth 2) 73 iterations with 3, 52 with 6; ``--speed --quick``:
-#: every fit in one iteration with 6 (diabetes at 0.1 ``alpha_max`` took 3).
-CERTIFICATE_CORRECTIONS = 6
+#: leaves, or else the violators within :data:`CERTIFICATE_ENTER` of the worst
+#: enter. Each costs one solve on a support, at most ``O(|S|^3)``, where another
+#: VAN iteration costs ``O(p^3)`` and its own checks. ``python
+#: benchmarks/bench_lasso.py --checks`` (25 fits), budgets 3, 6, 10, 20: 42, 29,
+#: 25, 25 iterations for 115, 97, 82, 82 checks; ``--growth`` (15 problems) at
+#: growth 2: 20 iterations with 6, 15 with 10 and with 20. Before the corrections
+#: entered several coefficients at once, 3 (53 iterations on ``--checks``).
+CERTIFICATE_CORRECTIONS = 10
+#: A correction that enters coefficients enters every violator within this
+#: fraction of the worst violation (:func:`kkt_finish`'s ``enter``), as a wide
+#: Lasso's working sets do: a reading of ``q`` lacks several coefficients at
+#: once. ``python benchmarks/bench_lasso.py --checks`` at 6 corrections: 97 KKT
+#: checks and 29 iterations, against 166 and 37 one at a time (at 7b4d5a1);
+#: ``--growth`` at growth 2: 20 iterations against 52.
+CERTIFICATE_ENTER = 0.5
 
 #: KKT checks :class:`LassoCertificate` keeps per run (:meth:`LassoCertificate._checked`):
-#: a check repeats an earlier one's support and signs often enough that keeping
-#: them computes 178 checks instead of 207 over ``python benchmarks/bench_lasso.py
-#: --checks``'s 25 fits.
+#: a check can repeat an earlier one's support and signs. ``python
+#: benchmarks/bench_lasso.py --checks --corrections 3`` (one coefficient entered
+#: at a time, at 7b4d5a1): 143 checks instead of 171; with several entered at
+#: once, 82 either way over those 25 fits, fewer on correlated designs
+#: (``tests/test_lasso.py::test_the_certificates_kept_checks_change_nothing_but_their_count``).
 CHECKS_KEPT = 16
 
 
@@ -949,7 +965,7 @@ class LassoCertificate:
             if certified is not None:
                 self.slack = slack
                 # What finish returns for this q (its mean, the values and the
-                # corrections made): kkt_finish would repeat the same corrections.
+                # corrections made): kkt_finish would reach the same values.
                 self._certified = (family.mean.copy(), *certified)
                 return True
             self._failed.add(key)
@@ -959,8 +975,9 @@ class LassoCertificate:
         """``(values, n_corrections)`` if ``support`` with ``signs``, corrected as
         :func:`kkt_finish` corrects it (at most :data:`CERTIFICATE_CORRECTIONS`
         times: the coefficients whose solved value has the other sign leave, or
-        else the worst violator enters), passes the KKT check, else None. A
-        support whose equations have no solution is not corrected here."""
+        else the violators within :data:`CERTIFICATE_ENTER` of the worst enter),
+        passes the KKT check, else None. A support whose equations have no
+        solution is not corrected here."""
         support, signs = support.copy(), signs.copy()
         for n_corrections in range(CERTIFICATE_CORRECTIONS + 1):
             w, grad, flipped, excess, unsolved, ok = self._checked(support, signs)
@@ -971,7 +988,7 @@ class LassoCertificate:
             elif np.any(unsolved[~self._check.free] > 0):
                 return None
             else:
-                j = int(np.argmax(excess))
+                j = _entering(excess, CERTIFICATE_ENTER)
                 support[j], signs[j] = True, -np.sign(grad[j])
         return None
 
@@ -1002,5 +1019,5 @@ class LassoCertificate:
             slack = self.distance if converged else 0.0
         return kkt_finish(
             self.quadratic, family.mean, family.marginal_variance(), slack=slack,
-            max_corrections=None if converged else 0,
+            max_corrections=None if converged else 0, enter=CERTIFICATE_ENTER,
         )
