@@ -310,8 +310,9 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     ``(X^T X)_SS w_S = (X^T y)_S - lambda sign(w_S)``, and the KKT conditions are
     checked (signs on the support, ``|(X^T (X w - y))_j| <= lambda`` off it).
     If the check fails, coefficients whose value there has the other sign than
-    ``q`` gives them leave the support, or else the worst violator enters, and
-    the values are solved again (at most three times): while ``q``
+    ``q`` gives them leave the support, or else the violators within half the
+    worst violation enter, and the values are solved again (at most ten
+    times): while ``q``
     concentrates, a coefficient whose optimum is 0 can sit many standard
     deviations from 0 for an iteration or two, and one whose optimum is not 0
     can still be read as 0. These corrections count in ``n_corrections_``.
