@@ -525,11 +525,11 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         return None if top is None else (raw, top, squares)
 
     def _gram_problem(self, X, y, sample_weight, gram):
-        """:meth:`_problem` from ``gram`` (:meth:`_statistics`) at ``self.alpha``, its
-        least squares plus the elastic net's ridge rows' ``r^2 I``
-        (:meth:`_ridge`), the Jacobi scale (:meth:`~skvan.objectives.
-        LinearModelObjective.column_scale`) from the columns' statistics; the
-        rows' objective is built on first use."""
+        """:meth:`_problem` from ``gram`` (:meth:`_statistics`) at ``self.alpha``: its
+        least squares plus the elastic net's ridge rows' ``r^2 I`` (:meth:`_ridge`),
+        rescaled by the Jacobi scale of
+        :meth:`~skvan.objectives.LinearModelObjective.column_scale` computed from
+        the columns' statistics; the rows' objective is built on first use."""
         raw, top, squares = gram
         n_features, alpha = X.shape[1], self.alpha
         ridge, extra = self._ridge(sample_weight), X.shape[1] if self._ridge_rows else 0
@@ -554,7 +554,8 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         column_scale = jacobi_scale_from(
             total, top, lambda norm: squares if norm is None else rows_squares(norm), 0.0,
             X.shape[0] + extra)
-        penalty = L1Penalty(self._strength(raw.n_params, sample_weight)).reparametrised(column_scale)
+        strength = self._strength(raw.n_params, sample_weight)
+        penalty = L1Penalty(strength).reparametrised(column_scale)
         least_squares = QuadraticObjective(G, raw.b, raw.c, total_weight=total).rescaled(
             column_scale, penalty)
         return _Problem(column_scale, least_squares, X.shape[0] + extra, build=build, gram=gram)

@@ -402,8 +402,11 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
 def _entering(excess, enter):
     """The coordinates a KKT correction enters: every one violating the
     conditions by at least ``enter`` times the worst violation ``max(excess)``
-    (0: the worst alone)."""
-    return np.flatnonzero(excess >= enter * np.max(excess)) if enter > 0 else int(np.argmax(excess))
+    (0, or no positive violation: the worst alone)."""
+    worst = np.max(excess)
+    if enter > 0 and worst > 0:
+        return np.flatnonzero(excess >= enter * worst)
+    return int(np.argmax(excess))
 
 
 def kkt_follow(before, after, coef, rtol=1e-9, max_events=None):
