@@ -22,6 +22,8 @@ separable or Rosenbrock, else central differences of the analytic gradient
 
 Run: python benchmarks/bench_minimize.py --starts 10      (the whole suite, ~1 min)
      python benchmarks/bench_minimize.py --functions sinc-1 --starts 20
+     python benchmarks/bench_minimize.py --functions sinc-1 --starts 300 --methods \
+         "VAN zero order" "CMA-ES (cma)" --expectation mc --n-mc-samples 6
      python benchmarks/bench_minimize.py --functions rastrigin-5 --restarts 4
      python benchmarks/bench_minimize.py --functions rosenbrock-2 beale-2 himmelblau-2 \
          camel-2 --methods "VAN first order" --expectation quadrature   (the 2-D grid)
@@ -189,9 +191,9 @@ class Tracked:
         return wrapped
 
 
-#: ``minimize``'s ``expectation`` and ``beta_growth`` for the VAN runs
-#: (``--expectation``, ``--beta-growth``).
-VAN_OPTIONS = {"expectation": "auto", "beta_growth": None}
+#: ``minimize``'s ``expectation``, ``beta_growth`` and ``n_mc_samples`` for the VAN
+#: runs (``--expectation``, ``--beta-growth``, ``--n-mc-samples``).
+VAN_OPTIONS = {"expectation": "auto", "beta_growth": None, "n_mc_samples": None}
 
 
 def run_van(problem, x0, sigma0, seed, order, restarts=0):
@@ -260,6 +262,9 @@ def main():
                         help="minimize's expectation for the VAN runs (quadrature: n <= 2)")
     parser.add_argument("--beta-growth", type=float, default=None,
                         help="minimize's beta_growth for the VAN runs (default: its own)")
+    parser.add_argument("--n-mc-samples", type=int, default=None,
+                        help="minimize's n_mc_samples for the VAN runs with Monte Carlo "
+                             "(default: its own)")
     parser.add_argument("--restarts", type=int, default=0,
                         help="restarts with doubled population, for VAN and CMA-ES (IPOP)")
     parser.add_argument("--shape-update", choices=["xnes", "cma"], default=None,
@@ -270,7 +275,8 @@ def main():
                              "zero-order runs' 'xnes' shape update as a fraction of CMA-ES's "
                              "c_1 (0: none; default: the library's)")
     args = parser.parse_args()
-    VAN_OPTIONS.update(expectation=args.expectation, beta_growth=args.beta_growth)
+    VAN_OPTIONS.update(expectation=args.expectation, beta_growth=args.beta_growth,
+                       n_mc_samples=args.n_mc_samples)
     if args.shape_update is not None:
         skvan.optimize.SHAPE_UPDATE = args.shape_update
     if args.rank_one_fraction is not None:
