@@ -37,11 +37,15 @@ Two measures (issue 3; the paper's Figure 2a-b):
    1e6 rows, at ``alpha = 0.1`` and ``0.01`` of the smallest alpha that zeroes every
    coefficient (issue 14).
 
+6. ``--memory``: the peak memory (``tracemalloc``) of a VANLassoRegressor and a
+   VANElasticNet fit on a generated 1e6 x 20 design.
+
 Run: python benchmarks/bench_lasso.py [--quick] [--plot FILE]
      python benchmarks/bench_lasso.py --speed [--quick] [--repeats 7]
      python benchmarks/bench_lasso.py --growth   (the choice of beta_growth="auto")
      python benchmarks/bench_lasso.py --checks
      python benchmarks/bench_lasso.py --growth --corrections 3   (any mode, another budget)
+     python benchmarks/bench_lasso.py --memory [--quick]
      python benchmarks/bench_lasso.py --path [--repeats 3]
      python benchmarks/bench_lasso.py --enet-path [--repeats 3]
 """
@@ -131,6 +135,26 @@ def speed_table(quick, repeats):
                   f"{1e3 * np.median(t_van):>8.1f}{van.n_iter_:>5d}{van.n_corrections_:>5d}"
                   f"{rel_err(van.coef_, ref):>9.1e}"
                   f"{np.median(np.array(t_van) / np.array(t_sk)):>7.2f}", flush=True)
+
+
+def memory_table(quick):
+    """Peak memory traced (``tracemalloc``: numpy's allocations) while fitting
+    VANLassoRegressor and VANElasticNet on a generated design, against the
+    design's own size."""
+    import tracemalloc
+
+    from skvan import VANElasticNet
+
+    n = 100_000 if quick else 1_000_000
+    X, y = make_regression(n, 20, n_informative=4, noise=10.0, random_state=0)
+    print(f"Peak memory of a fit on {n} x 20 (X: {X.nbytes / 2**20:.0f} MB)\n")
+    for Estimator in (VANLassoRegressor, VANElasticNet):
+        Estimator(alpha=1.0).fit(X[:1000], y[:1000])  # imports and caches, not counted
+        tracemalloc.start()
+        Estimator(alpha=1.0).fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        print(f"  {Estimator.__name__:<20}{peak / 2**20:8.0f} MB")
 
 
 def rel_err(coef, ref):
@@ -384,6 +408,8 @@ def main():
                         help="only VANElasticNetCV against ElasticNetCV")
     parser.add_argument("--speed", action="store_true",
                         help="only the wall-time ratio, over more datasets (issue 14)")
+    parser.add_argument("--memory", action="store_true",
+                        help="only the peak memory of a fit on 1e6 x 20 (--quick: 1e5 x 20)")
     parser.add_argument("--corrections", type=int, default=None,
                         help="the certificate's corrections per reading "
                              "(skvan.objectives._sparse.CERTIFICATE_CORRECTIONS)")
@@ -395,6 +421,8 @@ def main():
         _sparse.CERTIFICATE_CORRECTIONS = args.corrections
     if args.speed:
         return speed_table(args.quick, args.repeats)
+    if args.memory:
+        return memory_table(args.quick)
     if args.growth:
         return growth_sweep()
     if args.path:
