@@ -153,11 +153,11 @@ class VANElasticNet(VANLassoRegressor):
     def _l1_share(self):
         return self.l1_ratio
 
-    def _ridge(self, sample_weight, alpha=None):
+    def _ridge(self, total_weight, alpha=None):
         """``n alpha (1 - l1_ratio)``, the ridge's weight on ``||w||^2 / 2`` (``alpha``
         None: ``self.alpha``)."""
         alpha = self.alpha if alpha is None else alpha
-        return alpha * (1.0 - self.l1_ratio) * float(np.sum(sample_weight))
+        return alpha * (1.0 - self.l1_ratio) * total_weight
 
     def _objective(self, X, y, sample_weight, alpha=None):
         """Least squares on ``[X; r I]`` (the intercept column 0 in the extra rows)
@@ -166,18 +166,18 @@ class VANElasticNet(VANLassoRegressor):
         alpha = self.alpha if alpha is None else alpha
         Xd = self._design(X)
         n_features = Xd.shape[1] - int(self.fit_intercept)
-        ridge = self._ridge(sample_weight, alpha)
+        ridge = self._ridge(float(np.sum(sample_weight)), alpha)
         rows = np.sqrt(ridge) * np.eye(n_features, Xd.shape[1])
         Xd = sp.vstack([Xd, sp.csr_matrix(rows)], format="csr") if sp.issparse(Xd) else np.vstack([Xd, rows])
         y = np.concatenate([np.asarray(y, dtype=np.float64), np.zeros(n_features)])
         weights = np.concatenate([np.asarray(sample_weight, dtype=np.float64), np.ones(n_features)])
-        strength = self._strength(Xd.shape[1], sample_weight, alpha)
+        strength = self._strength(Xd.shape[1], float(np.sum(sample_weight)), alpha)
         return LinearModelObjective(Xd, y, SquaredLoss(), weights, L1Penalty(strength))
 
-    def _ridge_rss(self, theta, column_scale, sample_weight):
+    def _ridge_rss(self, theta, column_scale, total_weight):
         """``r^2 ||w||^2``: the ridge rows' share of the least-squares value."""
         w = (theta / column_scale)[: self.n_features_in_]
-        return self._ridge(sample_weight) * float(w @ w)
+        return self._ridge(total_weight) * float(w @ w)
 
     def _at_alpha(self, problem, alpha, X, y, sample_weight):
         """The problem at another ``alpha``: the ridge changes with it, so it is

@@ -94,17 +94,19 @@ class _Problem:
     ``least_squares`` is the least squares the certificate checks, through
     ``X^T W X`` (or the rows' objective itself for the Gram forms), over
     ``column_scale * theta``; ``design`` is the rows' objective over ``[coef,
-    intercept]`` (``n_samples`` rows) and ``linear`` the same over ``column_scale *
-    theta``. Where ``build`` is given, ``design`` and ``linear`` are built by it on
-    first use: an elastic-net path's rows carry the ridge, which changes with
+    intercept]`` (``n_samples`` rows, of total weight ``total_weight``) and
+    ``linear`` the same over ``column_scale * theta``. Where ``build`` is given,
+    ``design`` and ``linear`` are built by it on first use: an elastic-net path's
+    rows carry the ridge, which changes with
     alpha, while its least squares comes from ``X^T W X`` formed once
     (``gram``)."""
 
-    def __init__(self, column_scale, least_squares, n_samples, design=None, linear=None,
-                 build=None, gram=None):
+    def __init__(self, column_scale, least_squares, n_samples, total_weight, design=None,
+                 linear=None, build=None, gram=None):
         self.column_scale = column_scale
         self.least_squares = least_squares
         self.n_samples = n_samples
+        self.total_weight = total_weight
         self._design, self._linear, self._build = design, linear, build
         self.gram = gram
 
@@ -127,15 +129,15 @@ class _Problem:
         not built yet are built on first use."""
         least_squares = self.least_squares.with_penalty(penalty)
         if self._design is not None:
-            return _Problem(self.column_scale, least_squares, self.n_samples, self._design,
-                            self._linear.with_penalty(penalty), gram=self.gram)
+            return _Problem(self.column_scale, least_squares, self.n_samples, self.total_weight,
+                            self._design, self._linear.with_penalty(penalty), gram=self.gram)
 
         def build():
             design, linear = self._built()
             return design, linear.with_penalty(penalty)
 
-        return _Problem(self.column_scale, least_squares, self.n_samples, build=build,
-                        gram=self.gram)
+        return _Problem(self.column_scale, least_squares, self.n_samples, self.total_weight,
+                        build=build, gram=self.gram)
 
 
 class VANLassoRegressor(RegressorMixin, VANLinearModel):
@@ -405,15 +407,15 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     #: elastic net's ridge rows, :meth:`_ridge`).
     _ridge_rows = False
 
-    def _ridge(self, sample_weight, alpha=None):
+    def _ridge(self, total_weight, alpha=None):
         """The ridge's weight on ``||w||^2 / 2`` (none)."""
         return 0.0
 
-    def _strength(self, n_params, sample_weight, alpha=None):
+    def _strength(self, n_params, total_weight, alpha=None):
         """The L1 strengths ``lambda = alpha * l1_share * sum(weights)`` over ``[coef,
         intercept]`` (0 on the intercept; ``alpha`` None: ``self.alpha``)."""
         alpha = self.alpha if alpha is None else alpha
-        strength = np.full(n_params, alpha * self._l1_share * float(np.sum(sample_weight)))
+        strength = np.full(n_params, alpha * self._l1_share * total_weight)
         if self.fit_intercept:
             strength[-1] = 0.0
         return strength
@@ -421,20 +423,21 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     def _objective(self, X, y, sample_weight, alpha=None):
         """The least-squares objective with ``lambda ||w||_1`` (:meth:`_strength`)."""
         Xd = self._design(X)
-        return LinearModelObjective(Xd, y, SquaredLoss(), sample_weight,
-                                    L1Penalty(self._strength(Xd.shape[1], sample_weight, alpha)))
+        strength = self._strength(Xd.shape[1], float(np.sum(sample_weight)), alpha)
+        return LinearModelObjective(Xd, y, SquaredLoss(), sample_weight, L1Penalty(strength))
 
     def _full_batch_exact(self, n_samples):
         """Whether iterations can run on ``X^T X`` alone (``O(n_params^3)`` each)."""
         return self.expectation == "exact" and not self._stochastic(n_samples)
 
     @staticmethod
-    def _noise_variance(quadratic, theta, sample_weight, not_residual=0.0):
-        """Weighted residual variance at ``theta`` with a degrees-of-freedom factor
-        (``not_residual``: the part of ``2 quadratic.smooth_value`` that is not a
-        residual sum of squares, such as an elastic net's ridge rows)."""
+    def _noise_variance(quadratic, theta, total, not_residual=0.0):
+        """Weighted residual variance at ``theta`` with a degrees-of-freedom factor,
+        ``total`` the rows' total weight (``not_residual``: the part of ``2
+        quadratic.smooth_value`` that is not a residual sum of squares, such as an
+        elastic net's ridge rows)."""
         rss = max(2.0 * quadratic.smooth_value(theta) - not_residual, 0.0)
-        total, dof = float(np.sum(sample_weight)), int(np.count_nonzero(theta))
+        dof = int(np.count_nonzero(theta))
         if total > dof:
             return rss / (total - dof)
         return rss / total if total > 0 else 0.0
@@ -483,7 +486,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         warm = self.warm_start and hasattr(self, "coef_") and len(np.atleast_1d(self.coef_)) == X.shape[1]
         start = self._mean() if warm else None
         self._resolve_covariance(X)
-        self._fit_problem(self._problem(X, y, sample_weight), sample_weight, start, rng)
+        self._fit_problem(self._problem(X, y, sample_weight), start, rng)
         return self
 
     def _problem(self, X, y, sample_weight, gram=None):
@@ -511,7 +514,8 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         column_scale = design.column_scale()
         linear = design.reparametrised(column_scale)
         least_squares = linear if self.covariance_ in GRAM else QuadraticObjective.from_linear(linear)
-        return _Problem(column_scale, least_squares, design.X.shape[0], design, linear)
+        total = float(np.sum(sample_weight))
+        return _Problem(column_scale, least_squares, design.X.shape[0], total, design, linear)
 
     def _statistics(self, X, y, sample_weight):
         """``(raw, top, squares)``: the least squares on ``[X, 1]`` (no penalty, no
@@ -531,8 +535,8 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         :meth:`~skvan.objectives.LinearModelObjective.column_scale` computed from
         the columns' statistics; the rows' objective is built on first use."""
         raw, top, squares = gram
-        n_features, alpha = X.shape[1], self.alpha
-        ridge, extra = self._ridge(sample_weight), X.shape[1] if self._ridge_rows else 0
+        n_features, alpha, rows_weight = X.shape[1], self.alpha, raw.total_weight
+        ridge, extra = self._ridge(rows_weight), X.shape[1] if self._ridge_rows else 0
 
         def build():  # at this problem's alpha, whatever the estimator's is by then
             full = self._objective(X, y, sample_weight, alpha)
@@ -550,15 +554,16 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             top[:n_features] = np.maximum(top[:n_features], np.sqrt(ridge))
             squares[:n_features] += ridge
             G[np.arange(n_features), np.arange(n_features)] += ridge
-        total = float(np.sum(sample_weight)) + extra
+        total = rows_weight + extra
         column_scale = jacobi_scale_from(
             total, top, lambda norm: squares if norm is None else rows_squares(norm), 0.0,
             X.shape[0] + extra)
-        strength = self._strength(raw.n_params, sample_weight)
+        strength = self._strength(raw.n_params, rows_weight)
         penalty = L1Penalty(strength).reparametrised(column_scale)
         least_squares = QuadraticObjective(G, raw.b, raw.c, total_weight=total).rescaled(
             column_scale, penalty)
-        return _Problem(column_scale, least_squares, X.shape[0] + extra, build=build, gram=gram)
+        return _Problem(column_scale, least_squares, X.shape[0] + extra, rows_weight, build=build,
+                        gram=gram)
 
     def _resolve_covariance(self, X, stream=False, n_rows=1):
         """As for every linear model; with ``positive``, "auto" keeps to the forms
@@ -588,7 +593,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
                 )
         return nonnegative(least_squares)
 
-    def _ridge_rss(self, theta, column_scale, sample_weight):
+    def _ridge_rss(self, theta, column_scale, total_weight):
         """The part of the least-squares value that is a ridge, not residuals (none)."""
         return 0.0
 
@@ -604,13 +609,13 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     #: (None: as many as a converged fit's finish, ``n_params``).
     _carry_corrections = None
 
-    def _fit_problem(self, problem, sample_weight, start, rng, carry=None):
+    def _fit_problem(self, problem, start, rng, carry=None):
         """VAN on ``problem`` (:meth:`_problem`) from ``start`` (a mean over
         ``[coef, intercept]`` or None, or a path's ``carry``: :meth:`_solve_problem`),
         then :meth:`_finish_problem`: sets the fitted attributes and returns the VO
         ``q`` (in the problem's coordinates)."""
         fitted = self._solve_problem(problem, start, rng, carry)
-        self._finish_problem(problem, fitted, sample_weight, rng)
+        self._finish_problem(problem, fitted, rng)
         return fitted
 
     def _solved(self, problem):
@@ -692,14 +697,13 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         family.mean = coef
         return family
 
-    def _finish_problem(self, problem, fitted, sample_weight, rng):
+    def _finish_problem(self, problem, fitted, rng):
         """From the VO ``q`` ``fitted``: the noise variance, the stream's start, with
         ``objective="vi"`` the posterior, and the fitted attributes."""
         column_scale, least_squares = problem.column_scale, problem.least_squares
-        coef, family = fitted.mean, fitted
-        self.noise_variance_ = self._noise_variance(least_squares, coef, sample_weight,
-                                                    self._ridge_rss(coef, column_scale, sample_weight))
-        total = float(np.sum(sample_weight))
+        coef, family, total = fitted.mean, fitted, problem.total_weight
+        self.noise_variance_ = self._noise_variance(least_squares, coef, total,
+                                                    self._ridge_rss(coef, column_scale, total))
         self._start_stream(self.noise_variance_ * total, total)
         if self.objective == "vi":
             family = self._initial_family(problem.least_squares, coef)

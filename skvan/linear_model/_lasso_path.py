@@ -97,7 +97,7 @@ def _path(estimator, X, y, alphas, sample_weight=None, return_std=False):
         asked for, else read off ``mean`` over ``scale * theta``); returns the
         next alpha's start."""
         if attributes:
-            estimator._finish_problem(problem, q, sample_weight, rng)
+            estimator._finish_problem(problem, q, rng)
             coef, intercept = estimator.coef_, estimator.intercept_
         else:
             coef, intercept = (c[0] for c in estimator._coefficients(mean, scale))
