@@ -30,7 +30,8 @@ def reject_dask(estimator, X):
             f"{name}.fit does not take dask arrays: it would gather the whole matrix "
             "here. Pass numpy or scipy.sparse data, or stream the chunks through "
             "partial_fit (dask_ml.wrappers.Incremental) where the estimator has it; "
-            "VANLogisticRegression.fit runs on dask arrays as a map-reduce."
+            "VANLogisticRegression.fit, VANLassoRegressor.fit and VANElasticNet.fit run on "
+            "dask arrays as map-reduce passes."
         )
 
 

@@ -9,7 +9,13 @@ import pytest
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 
-from skvan import ActiveVANClassifier, VANLassoRegressor, VANLogisticRegression  # noqa: E402
+from skvan import (  # noqa: E402
+    ActiveVANClassifier,
+    VANElasticNet,
+    VANLassoCV,
+    VANLassoRegressor,
+    VANLogisticRegression,
+)
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +121,7 @@ def test_dask_input_is_validated(client, breast_cancer):
         VANLogisticRegression(covariance="dual").fit(da.from_array(X, chunks=100), y)
 
 
-@pytest.mark.parametrize("Estimator", [VANLassoRegressor, ActiveVANClassifier])
+@pytest.mark.parametrize("Estimator", [ActiveVANClassifier, VANLassoCV])
 def test_estimators_without_a_dask_path_refuse_dask_arrays(Estimator, breast_cancer):
     """They would gather X on the client: a TypeError saying so, not a silent copy."""
     X, y = breast_cancer
@@ -148,3 +154,74 @@ def test_predictions_on_dask_arrays_stay_lazy_and_chunked(client, breast_cancer)
         lazy = getattr(clf, method)(Xd)
         assert isinstance(lazy, da.Array) and lazy.chunks[0] == Xd.chunks[0]
         np.testing.assert_allclose(lazy.compute(), getattr(clf, method)(X), rtol=1e-12)
+
+
+@pytest.fixture(scope="module")
+def diabetes():
+    from sklearn.datasets import load_diabetes
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_diabetes(return_X_y=True)
+    return StandardScaler().fit_transform(X), y
+
+
+@pytest.mark.parametrize("Estimator, params", [
+    (VANLassoRegressor, {}), (VANLassoRegressor, {"objective": "vi"}),
+    (VANLassoRegressor, {"positive": True, "fit_intercept": False}),
+    (VANElasticNet, {"l1_ratio": 0.5})])
+def test_dask_lasso_on_a_cluster_matches_the_numpy_fit(client, diabetes, Estimator, params):
+    """The Lasso family's least squares from one map-reduce pass over weighted
+    chunks: the numpy fit's model and predictions, the latter lazy."""
+    X, y = diabetes
+    w = np.random.default_rng(0).random(len(y)) + 0.5
+    numpy_fit = Estimator(alpha=0.1, **params).fit(X, y, sample_weight=w)
+    Xd = da.from_array(X, chunks=(100, 10))
+    dask_fit = Estimator(alpha=0.1, **params).fit(Xd, da.from_array(y, chunks=100),
+                                                  sample_weight=da.from_array(w, chunks=100))
+    assert _relative(dask_fit.coef_, numpy_fit.coef_) <= 1e-8
+    assert _relative(dask_fit.sigma_, numpy_fit.sigma_) <= 1e-8
+    assert dask_fit.noise_variance_ == pytest.approx(numpy_fit.noise_variance_, rel=1e-8)
+    assert dask_fit.n_iter_ == numpy_fit.n_iter_
+    mean, std = dask_fit.predict(Xd, return_std=True)
+    assert isinstance(mean, da.Array) and isinstance(std, da.Array)
+    ref_mean, ref_std = numpy_fit.predict(X, return_std=True)
+    np.testing.assert_allclose(mean.compute(), ref_mean, rtol=1e-8)
+    np.testing.assert_allclose(std.compute(), ref_std, rtol=1e-8)
+
+
+def test_dask_lasso_never_gathers_X_on_the_client(client, monkeypatch):
+    """Rows generated chunk by chunk on the workers (binary targets of a logistic
+    model whose weights increase: least squares recovers their order)."""
+    X, y = generated(20_000, 2_000)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the dask array was gathered on the client")
+
+    monkeypatch.setattr(da.Array, "__array__", refuse)
+    monkeypatch.setattr(da.Array, "compute", refuse)
+    reg = VANLassoRegressor(alpha=1e-4).fit(X, y)
+    assert reg.coef_.shape == (10,)
+    assert np.all(np.diff(reg.coef_) > 0)
+
+
+def test_dask_lasso_input_is_validated(client, diabetes):
+    X, y = diabetes
+    Xd, yd = da.from_array(X, chunks=100), da.from_array(y, chunks=100)
+    bad = X.copy()
+    bad[3, 4] = np.nan
+    with pytest.raises(ValueError, match="X contains NaN"):
+        VANLassoRegressor().fit(da.from_array(bad, chunks=100), y)
+    with pytest.raises(ValueError, match="y contains NaN"):
+        VANLassoRegressor().fit(Xd, np.where(np.arange(len(y)) == 7, np.nan, y))
+    with pytest.raises(ValueError, match="non-negative"):
+        VANLassoRegressor().fit(Xd, yd, sample_weight=-np.ones(len(y)))
+    with pytest.raises(ValueError, match="same number of rows"):
+        VANLassoRegressor().fit(Xd, y[:-1])
+    for params, what in (({"batch_size": 10}, "batch_size"), ({"expectation": "mc"}, "'mc'"),
+                         ({"covariance": "dual"}, "'dual'")):
+        with pytest.raises(ValueError, match=what):
+            VANLassoRegressor(**params).fit(Xd, yd)
+    with pytest.raises(ValueError, match="as many rows as parameters"):
+        VANLassoRegressor().fit(da.from_array(X[:5], chunks=5), y[:5])
+    with pytest.raises(ValueError, match="Rescale"):
+        VANLassoRegressor().fit(da.from_array(X * 1e160, chunks=100), yd)

@@ -1,6 +1,5 @@
 """VANLassoRegressor: the Lasso fitted by VAN, with exact zeros and a Gaussian q."""
 
-import warnings
 from numbers import Real
 
 import numpy as np
@@ -11,7 +10,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._compat import Interval, _fit_context, validate_data
-from .._dask import reject_dask
+from .._dask import is_dask_collection, map_rows
 from .._data import dot, weighted_column_squares
 from .._warnings import warn_user
 from ..objectives import (
@@ -457,11 +456,13 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data.
-        y : array-like of shape (n_samples,)
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Training data. A dask array stays in its chunks, where the active dask
+            scheduler keeps them: one pass over them forms ``[X, 1]^T W [X, 1]``
+            and ``X^T W y``, and VAN iterates on those (:meth:`_fit_chunked`).
+        y : array-like or dask array of shape (n_samples,)
             Target values.
-        sample_weight : array-like of shape (n_samples,), default=None
+        sample_weight : array-like or dask array of shape (n_samples,), default=None
             Non-negative weights; a weight of ``k`` counts a sample ``k`` times.
 
         Returns
@@ -469,17 +470,12 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         self : object
             Fitted estimator.
         """
-        reject_dask(self, X)
+        if is_dask_collection(X):
+            return self._fit_chunked(X, y, sample_weight)
         self._check_solver_params()
         _check_single_target(self, y)
         X, y = validate_data(self, X, y, **CHECK_X, y_numeric=True)
-        if self.alpha == 0:
-            warnings.warn(
-                "With alpha=0 the L1 term vanishes and this is ordinary least squares; "
-                "LinearRegression solves it directly.",
-                UserWarning,
-                stacklevel=2,
-            )
+        self._warn_alpha_zero()
         y = np.asarray(y, dtype=np.float64)
         sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         rng = check_random_state(self.random_state)
@@ -487,6 +483,79 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         start = self._mean() if warm else None
         self._resolve_covariance(X)
         self._fit_problem(self._problem(X, y, sample_weight), start, rng)
+        return self
+
+    def _warn_alpha_zero(self):
+        if self.alpha == 0:
+            warn_user("With alpha=0 the L1 term vanishes and this is ordinary least squares; "
+                      "LinearRegression solves it directly.", UserWarning)
+
+    def _fit_chunked(self, X, y, sample_weight):
+        """:meth:`fit` on a dask array ``X``: the least squares on ``[X, 1]``, the
+        columns' statistics and the checks of ``X``, ``y`` and the weights in one
+        map-reduce pass over the chunks (:func:`~skvan.objectives._chunked.
+        least_squares_summary`, where the chunks live); VAN and the certificate then
+        work on the ``p x p`` statistics. ``X`` is never gathered."""
+        from .._dask import DaskChunks
+        from ..objectives._chunked import least_squares_summary
+
+        self._check_solver_params()
+        name = type(self).__name__
+        for failed, what in ((self.batch_size is not None, "batch_size"),
+                             (self.expectation != "exact", f"expectation={self.expectation!r}"),
+                             (self.covariance in GRAM, f"covariance={self.covariance!r}")):
+            if failed:
+                raise ValueError(
+                    f"{name}.fit on dask arrays works through X^T W X, formed in one pass "
+                    f"over the chunks, and does not support {what}, which needs the rows. "
+                    "Use expectation='exact' without batch_size and covariance='full', "
+                    "'diag' or 'auto', or fit numpy data."
+                )
+        validate_data(self, X, y, skip_check_array=True)
+        self._warn_alpha_zero()
+        chunks = DaskChunks(X, y, sample_weight)
+        parts = chunks.map(least_squares_summary, self.fit_intercept)
+        for k, what in ((3, "Input X contains NaN or infinity."),
+                        (4, "Input y contains NaN or infinity."),
+                        (5, "sample_weight must be finite and non-negative.")):
+            if not all(part[k] for part in parts):
+                raise ValueError(what)
+        n_features = X.shape[1]
+        n_params = n_features + int(self.fit_intercept)
+        if n_params > chunks.n_samples:
+            raise ValueError(
+                f"{name}.fit on dask arrays needs at least as many rows as parameters "
+                f"({chunks.n_samples} rows, {n_params} parameters): wider data are solved "
+                "on working sets of the rows' columns. Fit numpy data."
+            )
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+            M = np.sum([part[0] for part in parts], axis=0)
+        top = np.max([part[1] for part in parts], axis=0)
+        total = float(sum(part[2] for part in parts))
+        raw = QuadraticObjective(np.ascontiguousarray(M[:-1, :-1]), M[:-1, -1].copy(),
+                                 0.5 * M[-1, -1], total_weight=total)
+        if self.fit_intercept:
+            top = np.append(top, 1.0)
+        nonzero = top[top > 0]
+        if not (np.isfinite(M).all() and np.all((nonzero < 1e100) & (nonzero > 1e-100))):
+            raise ValueError(
+                f"X has entries up to {float(np.max(top)):.3g} (or down to "
+                f"{float(np.min(nonzero, initial=np.inf)):.3g}) in absolute value: on dask "
+                "arrays X^T W X is formed before the columns are rescaled, and squares "
+                "beyond 1e+-200 lose float64's range. Rescale the features, for example "
+                "with dask_ml.preprocessing.StandardScaler."
+            )
+        self._resolve_covariance(X)
+        if self.covariance_ in GRAM:
+            raise ValueError(
+                f"covariance='auto' chose {self.covariance_!r} for these data, which works "
+                "through the rows; on dask arrays use covariance='full' or 'diag'."
+            )
+        warm = (self.warm_start and hasattr(self, "coef_")
+                and len(np.atleast_1d(self.coef_)) == n_features)
+        start = self._mean() if warm else None
+        problem = self._gram_problem(X, y, None, (raw, top, np.diag(raw.G).copy()))
+        self._fit_problem(problem, start, check_random_state(self.random_state))
         return self
 
     def _problem(self, X, y, sample_weight, gram=None):
@@ -539,10 +608,17 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         ridge, extra = self._ridge(rows_weight), X.shape[1] if self._ridge_rows else 0
 
         def build():  # at this problem's alpha, whatever the estimator's is by then
+            if is_dask_collection(X):  # (_fit_chunked refuses what needs the rows)
+                raise RuntimeError("the rows of a dask fit are not built on the client")
             full = self._objective(X, y, sample_weight, alpha)
             return full, full.reparametrised(column_scale)
 
         def rows_squares(norm):  # entries beyond 1e+-100 (a huge ridge): the rows'
+            if is_dask_collection(X):
+                raise ValueError(
+                    "The elastic net's ridge puts entries beyond 1e100 in its rows, whose "
+                    "scales a fit on dask arrays cannot form; use a smaller alpha, or numpy data."
+                )
             full = self._objective(X, y, sample_weight, alpha)
             return weighted_column_squares(full.X, full.sample_weight, norm)
 
@@ -888,20 +964,26 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Samples.
+        X : {array-like, sparse matrix, dask array} of shape (n_samples, n_features)
+            Samples. A dask array gives dask arrays, computed chunk by chunk where
+            the chunks live.
         return_std : bool, default=False
             Also return the standard deviation of the prediction: the spread of
             ``x^T w + b`` under ``q`` plus the noise, ``sqrt(x^T Sigma x + noise_variance_)``.
 
         Returns
         -------
-        y_mean : ndarray of shape (n_samples,)
+        y_mean : ndarray or dask array of shape (n_samples,)
             ``X @ coef_ + intercept_``.
-        y_std : ndarray of shape (n_samples,)
+        y_std : ndarray or dask array of shape (n_samples,)
             Standard deviation of the prediction; only with ``return_std=True``.
         """
         check_is_fitted(self)
+        if is_dask_collection(X):
+            mean = map_rows(self.predict, X)
+            if not return_std:
+                return mean
+            return mean, map_rows(lambda rows: self.predict(rows, return_std=True)[1], X)
         X = validate_data(self, X, reset=False, **CHECK_X)
         Xd = self._design(X)
         family = self._family()

@@ -17,6 +17,7 @@ from sklearn.utils.validation import _check_sample_weight
 
 from .._blas import _one_blas_thread
 from .._compat import Interval, _fit_context, validate_data, validate_params
+from .._dask import reject_dask
 from .._data import dot, tdot
 from ..van import make_family
 from ._base import CHECK_X
@@ -560,6 +561,7 @@ class VANLassoCV(VANLassoRegressor):
         self : object
             Fitted estimator.
         """
+        reject_dask(self, X)
         _check_single_target(self, y)
         X, y = validate_data(self, X, y, **CHECK_X, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)

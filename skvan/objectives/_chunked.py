@@ -10,7 +10,7 @@ own share where it lives, and only ``p``-sized results travel
 
 import numpy as np
 
-from .._data import as_design, column_statistics, weighted_column_squares
+from .._data import as_design, augmented_gram, column_statistics, weighted_column_squares
 from ._base import Objective
 from ._linear import jacobi_scale_from
 
@@ -61,6 +61,25 @@ def labels_summary(X, y, w):
     weights_ok = w is None or bool(np.all(np.isfinite(w)) and np.all(np.asarray(w) >= 0))
     labels, counts = np.unique(np.asarray(y), return_counts=True)
     return finite, weights_ok, labels, counts
+
+
+def least_squares_summary(X, y, w, fit_intercept):
+    """A chunk's share of the least squares on ``[X, 1]`` and what validation
+    needs of it: ``(M, top, total, finite X, finite y, weights ok)``, ``M`` the
+    chunk's :func:`~skvan._data.augmented_gram` (None where a check fails),
+    ``top`` its columns' largest ``|x_ij|`` and ``total`` its weight."""
+    X, y = np.asarray(X), np.asarray(y, dtype=np.float64)
+    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
+    checks = (bool(np.all(np.isfinite(X))), bool(np.all(np.isfinite(y))),
+              bool(np.all(np.isfinite(w)) and np.all(w >= 0)))
+    top = np.zeros(X.shape[1])
+    if not all(checks):
+        return (None, top, 0.0) + checks
+    if X.shape[0]:
+        top = np.abs(X).max(axis=0).astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):  # the caller checks M
+        M = augmented_gram(X, y, w, fit_intercept)
+    return (M, top, float(np.sum(w))) + checks
 
 
 def design_summary(X, y, w, spec):
