@@ -147,10 +147,12 @@ class VANElasticNet(VANLassoRegressor):
         self.random_state = random_state
         self.verbose = verbose
 
-    _ridge_rows = True
+    def _extra_rows(self, n_features):
+        """The ridge rows ``r I``, one per feature."""
+        return n_features
 
-    @property
     def _l1_share(self):
+        """``l1_ratio``."""
         return self.l1_ratio
 
     def _ridge(self, total_weight, alpha=None):

@@ -400,21 +400,25 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         self.verbose = verbose
 
     # -- objectives -----------------------------------------------------------------
-    #: The L1 term's share of ``alpha`` (the elastic net's ``l1_ratio``).
-    _l1_share = 1.0
-    #: Rows a fit's least squares adds to the data's, one per feature (the
-    #: elastic net's ridge rows, :meth:`_ridge`).
-    _ridge_rows = False
+    def _l1_share(self):
+        """The L1 term's share of alpha: all (the elastic net's: ``l1_ratio``)."""
+        return 1.0
+
+    def _extra_rows(self, n_features):
+        """Rows besides the data's: none (the elastic net's ridge rows)."""
+        return 0
 
     def _ridge(self, total_weight, alpha=None):
         """The ridge's weight on ``||w||^2 / 2`` (none)."""
         return 0.0
 
     def _strength(self, n_params, total_weight, alpha=None):
-        """The L1 strengths ``lambda = alpha * l1_share * sum(weights)`` over ``[coef,
-        intercept]`` (0 on the intercept; ``alpha`` None: ``self.alpha``)."""
+        """The L1 strengths over the parameters.
+
+        ``lambda = alpha * l1_share * total_weight`` over ``[coef, intercept]`` (0
+        on the intercept; ``alpha`` None: ``self.alpha``)."""
         alpha = self.alpha if alpha is None else alpha
-        strength = np.full(n_params, alpha * self._l1_share * total_weight)
+        strength = np.full(n_params, alpha * self._l1_share() * total_weight)
         if self.fit_intercept:
             strength[-1] = 0.0
         return strength
@@ -486,15 +490,17 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         return self
 
     def _warn_alpha_zero(self):
+        """Warn that alpha=0 is least squares."""
         if self.alpha == 0:
             warn_user("With alpha=0 the L1 term vanishes and this is ordinary least squares; "
                       "LinearRegression solves it directly.", UserWarning)
 
     def _fit_chunked(self, X, y, sample_weight):
-        """:meth:`fit` on a dask array ``X``: the least squares on ``[X, 1]``, the
-        columns' statistics and the checks of ``X``, ``y`` and the weights in one
-        map-reduce pass over the chunks (:func:`~skvan.objectives._chunked.
-        least_squares_summary`, where the chunks live); VAN and the certificate then
+        """Fit on dask arrays, in one pass over the chunks.
+
+        The least squares on ``[X, 1]``, the columns' statistics and the checks of
+        ``X``, ``y`` and the weights come from one map-reduce pass over the chunks,
+        where they live (``least_squares_summary``); VAN and the certificate then
         work on the ``p x p`` statistics. ``X`` is never gathered."""
         from .._dask import DaskChunks
         from ..objectives._chunked import least_squares_summary
@@ -576,9 +582,10 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         return self._rows_problem(X, y, sample_weight)
 
     def _rows_problem(self, X, y, sample_weight):
-        """:meth:`_problem` from the rows' objective: rescaled by the Jacobi scale
-        of its columns, then (but for the Gram forms) its Gram matrix formed in
-        those coordinates."""
+        """The problem from the rows' objective.
+
+        Rescaled by the Jacobi scale of its columns, then (but for the Gram forms)
+        its Gram matrix formed in those coordinates (:meth:`_problem`)."""
         design = self._objective(X, y, sample_weight)
         column_scale = design.column_scale()
         linear = design.reparametrised(column_scale)
@@ -587,25 +594,28 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         return _Problem(column_scale, least_squares, design.X.shape[0], total, design, linear)
 
     def _statistics(self, X, y, sample_weight):
-        """``(raw, top, squares)``: the least squares on ``[X, 1]`` (no penalty, no
-        rescaling; :meth:`~skvan.objectives.QuadraticObjective.from_design`) and
-        the columns' statistics read off its Gram matrix
-        (:func:`~skvan.objectives.gram_column_statistics`); None where they
-        cannot be."""
+        """The least squares on [X, 1] and its columns' statistics.
+
+        ``(raw, top, squares)``: the least squares (no penalty, no rescaling;
+        :meth:`~skvan.objectives.QuadraticObjective.from_design`) and the columns'
+        statistics read off its Gram matrix (``gram_column_statistics``); None
+        where they cannot be."""
         with np.errstate(over="ignore", invalid="ignore"):  # extreme entries: None
             raw = QuadraticObjective.from_design(X, y, sample_weight, self.fit_intercept)
         top, squares = gram_column_statistics(raw.G, sample_weight)
         return None if top is None else (raw, top, squares)
 
     def _gram_problem(self, X, y, sample_weight, gram):
-        """:meth:`_problem` from ``gram`` (:meth:`_statistics`) at ``self.alpha``: its
+        """The problem from one pass's statistics.
+
+        :meth:`_problem` from ``gram`` (:meth:`_statistics`) at ``self.alpha``: its
         least squares plus the elastic net's ridge rows' ``r^2 I`` (:meth:`_ridge`),
         rescaled by the Jacobi scale of
         :meth:`~skvan.objectives.LinearModelObjective.column_scale` computed from
         the columns' statistics; the rows' objective is built on first use."""
         raw, top, squares = gram
         n_features, alpha, rows_weight = X.shape[1], self.alpha, raw.total_weight
-        ridge, extra = self._ridge(rows_weight), X.shape[1] if self._ridge_rows else 0
+        ridge, extra = self._ridge(rows_weight), self._extra_rows(X.shape[1])
 
         def build():  # at this problem's alpha, whatever the estimator's is by then
             if is_dask_collection(X):  # (_fit_chunked refuses what needs the rows)
