@@ -278,7 +278,8 @@ def test_one_pass_problem_is_the_rows_problem(Estimator):
         np.testing.assert_array_equal(problem.column_scale, rows.column_scale)
         assert np.ptp(np.log2(problem.column_scale)) > 10
         G = rows.least_squares.G
-        np.testing.assert_allclose(problem.least_squares.G, G, rtol=1e-12, atol=1e-12 * np.abs(G).max())
+        np.testing.assert_allclose(problem.least_squares.G, G, rtol=1e-12,
+                                   atol=1e-12 * np.abs(G).max())
         np.testing.assert_allclose(problem.least_squares.b, rows.least_squares.b, rtol=1e-12)
         np.testing.assert_array_equal(problem.least_squares.penalty.strength,
                                       rows.least_squares.penalty.strength)
