@@ -223,5 +223,6 @@ def test_dask_lasso_input_is_validated(client, diabetes):
             VANLassoRegressor(**params).fit(Xd, yd)
     with pytest.raises(ValueError, match="as many rows as parameters"):
         VANLassoRegressor().fit(da.from_array(X[:5], chunks=5), y[:5])
-    with pytest.raises(ValueError, match="Rescale"):
-        VANLassoRegressor().fit(da.from_array(X * 1e160, chunks=100), yd)
+    for scale in (1e160, 1e120, 1e-120):  # an overflowed Gram; squares the scaling would need
+        with pytest.raises(ValueError, match="Rescale"):
+            VANLassoRegressor().fit(da.from_array(X * scale, chunks=100), yd)

@@ -86,6 +86,16 @@ def _warn_uncertified(n_corrections):
     )
 
 
+#: Why a fit on dask arrays refuses entries beyond ``1e+-100`` (or an elastic net's
+#: ridge rows that large): it forms ``X^T W X`` before rescaling the columns.
+_UNSCALED_DASK = (
+    "X (or the elastic net's ridge rows) has entries beyond 1e+-100 in absolute value: "
+    "on dask arrays X^T W X is formed before the columns are rescaled, and such squares "
+    "leave float64's range. Rescale the features, for example with "
+    "dask_ml.preprocessing.StandardScaler, or fit numpy data."
+)
+
+
 class _Problem:
     """What a fit solves (:meth:`VANLassoRegressor._problem`), built once: a path
     re-weights its penalty (:meth:`with_penalty`).
@@ -536,21 +546,12 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             )
         with np.errstate(over="ignore", invalid="ignore"):  # checked below
             M = np.sum([part[0] for part in parts], axis=0)
+        if not np.isfinite(M).all():
+            raise ValueError(_UNSCALED_DASK)
+        raw = QuadraticObjective.from_augmented(M, float(sum(part[2] for part in parts)))
         top = np.max([part[1] for part in parts], axis=0)
-        total = float(sum(part[2] for part in parts))
-        raw = QuadraticObjective(np.ascontiguousarray(M[:-1, :-1]), M[:-1, -1].copy(),
-                                 0.5 * M[-1, -1], total_weight=total)
         if self.fit_intercept:
             top = np.append(top, 1.0)
-        nonzero = top[top > 0]
-        if not (np.isfinite(M).all() and np.all((nonzero < 1e100) & (nonzero > 1e-100))):
-            raise ValueError(
-                f"X has entries up to {float(np.max(top)):.3g} (or down to "
-                f"{float(np.min(nonzero, initial=np.inf)):.3g}) in absolute value: on dask "
-                "arrays X^T W X is formed before the columns are rescaled, and squares "
-                "beyond 1e+-200 lose float64's range. Rescale the features, for example "
-                "with dask_ml.preprocessing.StandardScaler."
-            )
         self._resolve_covariance(X)
         if self.covariance_ in GRAM:
             raise ValueError(
@@ -623,12 +624,9 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             full = self._objective(X, y, sample_weight, alpha)
             return full, full.reparametrised(column_scale)
 
-        def rows_squares(norm):  # entries beyond 1e+-100 (a huge ridge): the rows'
+        def rows_squares(norm):  # entries beyond 1e+-100 (or a huge ridge): the rows'
             if is_dask_collection(X):
-                raise ValueError(
-                    "The elastic net's ridge puts entries beyond 1e100 in its rows, whose "
-                    "scales a fit on dask arrays cannot form; use a smaller alpha, or numpy data."
-                )
+                raise ValueError(_UNSCALED_DASK)
             full = self._objective(X, y, sample_weight, alpha)
             return weighted_column_squares(full.X, full.sample_weight, norm)
 

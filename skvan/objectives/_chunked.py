@@ -54,13 +54,18 @@ class ChunkSpec:
         return ChunkSpec(self.link, self.fit_intercept, self.class_weight, column_scale)
 
 
+def _checks(X, w):
+    """Whether a chunk's ``X`` is finite and its weights (None: ones) finite and
+    non-negative."""
+    weights_ok = w is None or bool(np.all(np.isfinite(w)) and np.all(np.asarray(w) >= 0))
+    return bool(np.all(np.isfinite(X))), weights_ok
+
+
 def labels_summary(X, y, w):
     """What validation needs of a chunk: whether ``X`` and ``w`` are finite (``w``
     also non-negative), and its labels with their counts."""
-    finite = bool(np.all(np.isfinite(X)))
-    weights_ok = w is None or bool(np.all(np.isfinite(w)) and np.all(np.asarray(w) >= 0))
     labels, counts = np.unique(np.asarray(y), return_counts=True)
-    return finite, weights_ok, labels, counts
+    return _checks(X, w) + (labels, counts)
 
 
 def least_squares_summary(X, y, w, fit_intercept):
@@ -69,9 +74,9 @@ def least_squares_summary(X, y, w, fit_intercept):
     chunk's :func:`~skvan._data.augmented_gram` (None where a check fails),
     ``top`` its columns' largest ``|x_ij|`` and ``total`` its weight."""
     X, y = np.asarray(X), np.asarray(y, dtype=np.float64)
+    finite_X, weights_ok = _checks(X, w)
+    checks = (finite_X, bool(np.all(np.isfinite(y))), weights_ok)
     w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
-    checks = (bool(np.all(np.isfinite(X))), bool(np.all(np.isfinite(y))),
-              bool(np.all(np.isfinite(w)) and np.all(w >= 0)))
     top = np.zeros(X.shape[1])
     if not all(checks):
         return (None, top, 0.0) + checks

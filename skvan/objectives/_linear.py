@@ -38,10 +38,10 @@ def jacobi_column_scale(X, sample_weight, ridge):
         ridge, X.shape[0])
 
 
-#: Column statistics read off a Gram matrix stand in for a pass over the rows
-#: (:func:`gram_column_statistics`) while every column's entries lie within
-#: ``2^+-332`` (about ``1e+-100``), where :func:`_jacobi_scale` needs no normalising.
-_SAFE_ENTRY = 2.0**332
+#: Columns whose entries lie within ``1e+-100`` have squares :func:`_jacobi_scale`
+#: sums without normalising them; column statistics read off a Gram matrix
+#: (:func:`gram_column_statistics`) stand in for a pass over the rows only there.
+_SAFE_ENTRY = 1e100
 
 
 def gram_column_statistics(G, sample_weight):
@@ -84,7 +84,7 @@ def _jacobi_scale(total, top, squares, ridge):
     top = top.copy()
     top[top == 0] = 1.0
     # Squares of entries beyond 1e+-100 would over/underflow: normalise those.
-    safe = bool(np.all((top < 1e100) & (top > 1e-100)))
+    safe = bool(np.all((top < _SAFE_ENTRY) & (top > 1.0 / _SAFE_ENTRY)))
     norm = np.ones_like(top) if safe else top
     mean_square = squares(None if safe else norm)
     scale = np.hypot(norm * np.sqrt(mean_square / total), np.sqrt(ridge / total))

@@ -49,9 +49,15 @@ class QuadraticObjective(Objective):
         without forming ``[X, 1]``."""
         if issparse(X):
             return cls.from_data(as_design(X, fit_intercept), y, sample_weight, penalty)
-        M = augmented_gram(X, y, sample_weight, fit_intercept)
+        return cls.from_augmented(augmented_gram(X, y, sample_weight, fit_intercept),
+                                  float(np.sum(sample_weight)), penalty)
+
+    @classmethod
+    def from_augmented(cls, M, total_weight, penalty=None):
+        """From ``M = [X, 1, y]^T W [X, 1, y]`` (:func:`~skvan._data.augmented_gram`,
+        or its sum over row chunks) and ``sum_i w_i``."""
         return cls(np.ascontiguousarray(M[:-1, :-1]), M[:-1, -1].copy(), 0.5 * M[-1, -1], penalty,
-                   float(np.sum(sample_weight)))
+                   total_weight)
 
     def rescaled(self, column_scale, penalty):
         """The same function in the coordinates ``theta' = column_scale * theta``
