@@ -16,9 +16,9 @@ from scipy.special import expit, softmax
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
-from .._compat import validate_data
+from .._compat import check_sample_weight, validate_data
 from .._dask import is_dask_collection, map_rows
 from ..expectations import expected_log_softmax, log_expected_sigmoid
 from ..expectations._cubature import predictor_covariances
@@ -123,7 +123,7 @@ class GaussianLogisticModel:
     def _sample_weight(self, X, y, sample_weight, stream=False):
         """``sample_weight`` (validated) times the class weights of ``y``, as
         scikit-learn's estimators multiply them."""
-        sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        sample_weight = check_sample_weight(sample_weight, X)
         if self.class_weight is None:
             return sample_weight
         if stream and self.class_weight == "balanced":

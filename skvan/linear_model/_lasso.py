@@ -7,9 +7,9 @@ from sklearn.base import RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
-from .._compat import Interval, _fit_context, validate_data
+from .._compat import Interval, _fit_context, check_sample_weight, validate_data
 from .._dask import is_dask_collection, map_rows
 from .._data import dot, weighted_column_squares
 from .._warnings import warn_user
@@ -321,7 +321,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     ``(X^T X)_SS w_S = (X^T y)_S - lambda sign(w_S)``, and the KKT conditions are
     checked (signs on the support, ``|(X^T (X w - y))_j| <= lambda`` off it).
     If the check fails, coefficients whose value there has the other sign than
-    ``q`` gives them leave the support, or else the violators within half the
+    ``q`` gives them leave the support, and the violators within half the
     worst violation enter, and the values are solved again (at most ten
     times): while ``q``
     concentrates, a coefficient whose optimum is 0 can sit many standard
@@ -491,7 +491,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         X, y = validate_data(self, X, y, **CHECK_X, y_numeric=True)
         self._warn_alpha_zero()
         y = np.asarray(y, dtype=np.float64)
-        sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        sample_weight = check_sample_weight(sample_weight, X)
         rng = check_random_state(self.random_state)
         warm = self.warm_start and hasattr(self, "coef_") and len(np.atleast_1d(self.coef_)) == X.shape[1]
         start = self._mean() if warm else None
@@ -942,7 +942,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
             self, X, y, **CHECK_X, y_numeric=True, reset=first
         )
         y = np.asarray(y, dtype=np.float64)
-        sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        sample_weight = check_sample_weight(sample_weight, X)
         f = self._objective(X, y, sample_weight)
         if first:
             self._resolve_covariance(X, stream=True)

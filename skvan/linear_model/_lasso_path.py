@@ -13,10 +13,15 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils.sparsefuncs import mean_variance_axis
-from sklearn.utils.validation import _check_sample_weight
 
 from .._blas import _one_blas_thread
-from .._compat import Interval, _fit_context, validate_data, validate_params
+from .._compat import (
+    Interval,
+    _fit_context,
+    check_sample_weight,
+    validate_data,
+    validate_params,
+)
 from .._dask import reject_dask
 from .._data import dot, tdot
 from ..van import make_family
@@ -77,7 +82,7 @@ def _path(estimator, X, y, alphas, sample_weight=None, return_std=False):
     None) and iterations. Under VO without ``return_std`` only the coefficients
     are read off each ``q`` (a fit's noise variance and other attributes are not
     needed), and the estimator's fitted attributes are left unset."""
-    sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+    sample_weight = check_sample_weight(sample_weight, X)
     estimator.n_features_in_ = X.shape[1]  # X is validated by the caller
     estimator.alpha = float(alphas[0])
     estimator._check_solver_params()
@@ -566,7 +571,7 @@ class VANLassoCV(VANLassoRegressor):
         X, y = validate_data(self, X, y, **CHECK_X, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         given = sample_weight  # None: the grid's arithmetic is scikit-learn's unweighted one
-        sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        sample_weight = check_sample_weight(sample_weight, X)
         folds = list(check_cv(self.cv).split(X, y))
         ratios = self._l1_ratios()
         grids, paths = [], []
