@@ -56,9 +56,9 @@ def _solve_on_support(objective, b, strength, support, signs):
     support (by Cholesky, or the minimum-norm least-squares values where ``G_SS``
     is singular: those need not solve the equations, :class:`_KKTCheck` checks)
     and the support's indices."""
-    w = np.zeros_like(b)
+    w = np.zeros(b.shape[0], dtype=b.dtype)  # (not zeros_like: a check is many small calls)
     if not support.any():
-        return w, np.flatnonzero(support)
+        return w, support.nonzero()[0]
     system = _support_system(objective, support)
     idx, diag = system.idx, system.diag
     rhs = b.take(idx) - strength.take(idx) * signs.take(idx)
@@ -111,7 +111,7 @@ def _support_system(objective, support):
     if system is None:
         system = _bordered_system(objective, support, cache.values())
         if system is None:
-            system = _new_system(objective, np.flatnonzero(support))
+            system = _new_system(objective, support.nonzero()[0])
         if 8 * system.idx.size ** 2 <= SUPPORT_CACHE_BYTES:  # the factor (or A)
             if len(cache) >= SUPPORT_CACHE_SIZE:
                 cache.pop(next(iter(cache)))
@@ -325,7 +325,7 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
     one correction is made and the values solved again: every coefficient whose
     sign flipped leaves the support, or else the worst KKT violator enters it
     with the sign that reduces ``f`` (with ``enter``, every violator within that
-    fraction of the worst).
+    fraction of the worst, also beside a drop: :func:`_correct`).
 
     Parameters
     ----------
@@ -345,10 +345,11 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
     enter : float, default=0.0
         In ``[0, 1]``: a correction that enters coefficients enters every
         coordinate whose violation is at least ``enter`` times the worst one
-        (0: the worst alone). Such batches can wander where the support nears
-        the number of rows; after a quarter of ``max_corrections``, or once a
-        support repeats, the corrections go on one coordinate at a time with a
-        whole budget of their own.
+        (0: the worst alone), also beside a drop. Such batches can wander where
+        the support nears the number of rows; after a quarter of
+        ``max_corrections``, or once a support repeats, the corrections start
+        again from ``q``'s reading one coordinate at a time, with a whole budget
+        of their own.
 
     Returns
     -------
@@ -364,8 +365,8 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
         check = _KKTCheck(objective, rtol)
         if max_corrections is None:
             max_corrections = len(check.b)
-        support = support_from_q(mean, variance, check.strength, eps, slack)
-        signs = np.sign(mean)
+        start = support_from_q(mean, variance, check.strength, eps, slack), np.sign(mean)
+        support, signs = start[0].copy(), start[1].copy()
         seen, n_corrections = set(), 0
         limit = max(1, max_corrections // 4) if enter > 0 else max_corrections
         while True:
@@ -377,26 +378,44 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
                 if n_corrections >= limit or key in seen:
                     # Batches can wander (entered, flipped, dropped, entered again)
                     # where the support nears the number of rows: after a quarter of
-                    # the budget, or once a support repeats, one coordinate at a
-                    # time, as without ``enter``, with a whole budget of its own.
+                    # the budget, or once a support repeats, the corrections start
+                    # again from q's reading one coordinate at a time, as without
+                    # ``enter``, with a whole budget of their own (where the batches
+                    # left off, the single ones could need more than that).
                     enter, limit = 0.0, n_corrections + max_corrections
+                    support, signs = start[0].copy(), start[1].copy()
+                    continue
                 seen.add(key)
             if n_corrections >= limit:
                 break
             n_corrections += 1
-            if flipped.any():
-                support &= ~flipped
-            elif np.any(unsolved[~check.free] > 0):
+            if not flipped.any() and np.any(unsolved[~check.free] > 0):
                 # The support's equations have no solution (a penalised column in the
                 # span of others, the intercept's or more than the rows allow): the
                 # penalised coefficient furthest from its equation leaves.
                 support[int(np.argmax(np.where(check.free, -np.inf, unsolved)))] = False
             else:
-                j = _entering(excess, enter)
-                support[j] = True
-                signs[j] = -np.sign(grad[j])
-        coef = np.where(support_from_q(mean, variance, check.strength, eps, slack), mean, 0.0)
+                _correct(check, support, signs, grad, flipped, excess, enter)
+        coef = np.where(start[0], mean, 0.0)
         return coef, n_corrections, False
+
+
+def _correct(check, support, signs, grad, flipped, excess, enter):
+    """One KKT correction of ``support`` and ``signs``, in place, from a failed
+    :class:`_KKTCheck`: the coefficients whose sign flipped leave, else the
+    violators :func:`_entering` picks enter with the signs that reduce ``f``.
+    With ``enter > 0`` (batches) the violators also enter beside a drop: a
+    reading of ``q`` is often wrong both ways at once, and one solve then tests
+    both changes (``python benchmarks/bench_lasso.py --checks``: 78 KKT checks
+    against 82 when a drop waited for the next check, 105 against 115 at 3
+    corrections)."""
+    if flipped.any():
+        support &= ~flipped
+        if not (enter > 0 and np.any(excess > check.atol)):
+            return
+    j = _entering(excess, enter)
+    support[j] = True
+    signs[j] = -np.sign(grad[j])
 
 
 def _entering(excess, enter):
@@ -717,8 +736,8 @@ class _KKTCheck:
         excess -= self.strength
         excess[idx] = -np.inf
         ok = not (excess > self.atol).any()
-        flipped = np.zeros(support.shape, dtype=bool)
-        unsolved = np.empty(w.shape)
+        flipped = np.zeros(support.shape[0], dtype=bool)
+        unsolved = np.empty(w.shape[0])
         unsolved.fill(-np.inf)
         if idx.size:
             lam, z, w_s = self.strength.take(idx), signs.take(idx), w.take(idx)
@@ -840,13 +859,14 @@ SUPPORT_WAIT = 50
 #: Corrections the certificate makes to a reading of ``q``'s support before it
 #: gives up on it (:meth:`LassoCertificate._certify`): :func:`kkt_finish`'s first
 #: ones, a coefficient whose solved value contradicts the sign ``q`` gives it
-#: leaves, or else the violators within :data:`CERTIFICATE_ENTER` of the worst
-#: enter. Each costs one solve on a support, at most ``O(|S|^3)``, where another
+#: leaves, and the violators within :data:`CERTIFICATE_ENTER` of the worst
+#: enter (:func:`_correct`). Each costs one solve on a support, at most ``O(|S|^3)``, where another
 #: VAN iteration costs ``O(p^3)`` and its own checks. ``python
-#: benchmarks/bench_lasso.py --checks`` (25 fits), budgets 3, 6, 10, 20: 42, 29,
-#: 25, 25 iterations for 115, 97, 82, 82 checks; ``--growth`` (15 problems) at
-#: growth 2: 20 iterations with 6, 15 with 10 and with 20. Before the corrections
-#: entered several coefficients at once, 3 (53 iterations on ``--checks``).
+#: benchmarks/bench_lasso.py --checks`` (25 fits), budgets 3, 6, 10, 20: 39, 29,
+#: 25, 25 iterations for 105, 93, 78, 78 checks (``--corrections 20`` for the
+#: last); ``--growth`` (15 problems) at growth 2: 20 iterations with 6, 15 with
+#: 10 (``--corrections 6``). Before the corrections entered several coefficients
+#: at once, 3 (53 iterations on ``--checks``).
 CERTIFICATE_CORRECTIONS = 10
 #: A correction that enters coefficients enters every violator within this
 #: fraction of the worst violation (:func:`kkt_finish`'s ``enter``), as a wide
@@ -876,8 +896,8 @@ class LassoCertificate:
     the mean itself converged. A reading that fails is corrected as
     :func:`kkt_finish` corrects it, at most :data:`CERTIFICATE_CORRECTIONS` times:
     coefficients whose solved value has the other sign than ``q`` gives them
-    leave, or else the violators within :data:`CERTIFICATE_ENTER` of the worst
-    enter. While ``q`` concentrates
+    leave, and the violators within :data:`CERTIFICATE_ENTER` of the worst
+    enter (:func:`_correct`). While ``q`` concentrates
     geometrically, a coefficient whose optimum is 0 can sit many standard
     deviations from 0 for an iteration or two (the orthant rule of
     :class:`KeepSigns` stops it at 0, its next step moves it out again), and one
@@ -980,8 +1000,8 @@ class LassoCertificate:
     def _certify(self, support, signs):
         """``(values, n_corrections)`` if ``support`` with ``signs``, corrected as
         :func:`kkt_finish` corrects it (at most :data:`CERTIFICATE_CORRECTIONS`
-        times: the coefficients whose solved value has the other sign leave, or
-        else the violators within :data:`CERTIFICATE_ENTER` of the worst enter),
+        times: the coefficients whose solved value has the other sign leave,
+        and the violators within :data:`CERTIFICATE_ENTER` of the worst enter),
         passes the KKT check, else None. A support whose equations have no
         solution is not corrected here."""
         support, signs = support.copy(), signs.copy()
@@ -989,13 +1009,9 @@ class LassoCertificate:
             w, grad, flipped, excess, unsolved, ok = self._checked(support, signs)
             if ok:
                 return w, n_corrections
-            if flipped.any():
-                support &= ~flipped
-            elif np.any(unsolved[~self._check.free] > 0):
+            if not flipped.any() and np.any(unsolved[~self._check.free] > 0):
                 return None
-            else:
-                j = _entering(excess, CERTIFICATE_ENTER)
-                support[j], signs[j] = True, -np.sign(grad[j])
+            _correct(self._check, support, signs, grad, flipped, excess, CERTIFICATE_ENTER)
         return None
 
     def _checked(self, support, signs):
