@@ -93,12 +93,15 @@ def _only_convergence_warnings(caught):
 
 def test_convergence_warnings_point_at_the_callers_line(breast_cancer):
     X, y = breast_cancer
+    # The Lasso's target: correlated columns at a small alpha, 5 iterations
+    # without the limit (on y itself it is certified after one).
+    target = X[:, :5] @ np.arange(1.0, 6.0) + y
     for est in (VANLogisticRegression(max_iter=1), VANLogisticRegression(batch_size=50, max_iter=1,
                                                                          random_state=0),
-                VANLassoRegressor(alpha=1e-3, max_iter=1)):
+                VANLassoRegressor(alpha=5e-4, max_iter=1)):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            est.fit(X, y)
+            est.fit(X, target if isinstance(est, VANLassoRegressor) else y)
         (warning,) = _only_convergence_warnings(caught)
         assert warning.filename == __file__, (type(est).__name__, warning.filename)
 
