@@ -6,13 +6,18 @@ time(VAN, default settings) / time(the faster of LogisticRegression's
 "newton-cholesky" and "lbfgs"). Each scikit-learn solver runs at the loosest tol
 in 1e-1, 1e-2, ... that reaches the accuracy (a solver that never does is left
 out); VAN runs with its defaults (whose error is printed too). The fits alternate
-within each repeat, so the ratio is measured under the same machine load.
+within each repeat, so the ratio is measured under the same machine load, and
+each timed fit follows an untimed fit of the same estimator: a BLAS thread pool
+keeps spinning for about 0.1 s after threaded work, and whatever runs next pays
+for it (right after an lbfgs fit, newton-cholesky and VAN took 1.6-2x their
+time on 20,000 x 100: ``--cold``, the protocol before 2026-11-27, where VAN
+always ran right after lbfgs).
 
 Datasets: every classification set that ships with scikit-learn, as binary
 problems (standardised, and breast_cancer also raw), and generated ones of
 1e5 and 1e6 rows (--quick: 2e4 and 1e5).
 
-Run: python benchmarks/bench_logistic.py [--quick] [--repeats 7] [--only NAME]
+Run: python benchmarks/bench_logistic.py [--quick] [--repeats 7] [--only NAME] [--cold]
 """
 
 import argparse
@@ -67,7 +72,12 @@ def sklearn_at_target(X, y, C, ref, solver):
     return None
 
 
-def timed_fit(est, X, y):
+def timed_fit(est, X, y, warm_up=True):
+    """Seconds of ``est.fit(X, y)``, after an untimed fit of ``est`` (``warm_up``):
+    the timed fit then follows its own kind, not another solver's spinning BLAS
+    threads."""
+    if warm_up:
+        est.fit(X, y)
     start = time.perf_counter()
     est.fit(X, y)
     return time.perf_counter() - start
@@ -78,11 +88,14 @@ def main():
     parser.add_argument("--quick", action="store_true", help="smaller generated sets")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--only", default=None, help="run the datasets whose name contains this")
+    parser.add_argument("--cold", action="store_true",
+                        help="no untimed fit of the same estimator before each timed one")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     C = 1.0
     print(f"C={C}, matched accuracy: relative coefficient error <= {TARGET:g}; "
-          f"median of {args.repeats} alternating repeats; nc = newton-cholesky\n")
+          f"median of {args.repeats} alternating repeats"
+          f"{'' if args.cold else ', each timed fit after one of its own'}; nc = newton-cholesky\n")
     print(f"{'dataset':<32}{'nc tol':>8}{'nc ms':>9}{'lbfgs tol':>10}{'lbfgs ms':>9}"
           f"{'VAN ms':>9}{'iter':>5}{'VAN err':>9}{'ratio':>7}")
     for name, X, y in datasets(args.quick):
@@ -95,8 +108,8 @@ def main():
         t_van = []
         for _ in range(args.repeats):
             for s in times:
-                times[s].append(timed_fit(peers[s], X, y))
-            t_van.append(timed_fit(van, X, y))
+                times[s].append(timed_fit(peers[s], X, y, not args.cold))
+            t_van.append(timed_fit(van, X, y, not args.cold))
         best = np.min([times[s] for s in times], axis=0)
         ratio = np.median(np.array(t_van) / best)
         cells = ""
