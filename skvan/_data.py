@@ -149,10 +149,20 @@ def gram(X, d):
     against 0.14-0.23; ``python benchmarks/bench_passes.py --gram``), the same
     on tall ones.
     """
+    return gram_and_tdot(X, d)[0]
+
+
+def gram_and_tdot(X, d, u=None):
+    """``(X^T diag(d) X, X^T u)`` (the second None without ``u``): :func:`gram`, and
+    with ``u`` the product :func:`tdot` forms, in the same pass over the row
+    blocks of a dense ``X`` (each block read once while it is in cache: a
+    linear model's gradient and curvature from one pass instead of two)."""
     p = X.shape[1]
     if sp.issparse(X):
-        return np.asarray((X.T @ (sp.diags(d) @ X)).todense())
+        return (np.asarray((X.T @ (sp.diags(d) @ X)).todense()),
+                None if u is None else tdot(X, u))
     H = None
+    g = None if u is None else np.zeros(p)
     psd = bool((d >= 0).all())
     root = np.sqrt(d) if psd else None
     for rows in row_blocks(X.shape[0], p):
@@ -162,11 +172,13 @@ def gram(X, d):
             part = Xd.T @ Xd
         else:
             part = block.T @ (block * d[rows, None])
+        if g is not None:
+            g += block.T @ u[rows]
         if H is None:
             H = part
         else:
             H += part
-    return np.zeros((p, p)) if H is None else H
+    return (np.zeros((p, p)) if H is None else H), g
 
 
 def augmented_gram(X, y, w, fit_intercept):

@@ -164,3 +164,45 @@ def test_column_statistics_read_off_a_gram_matrix():
                  (X * 1e160, w)):
         with np.errstate(over="ignore", invalid="ignore"):
             assert gram_column_statistics(gram(Z, v), v) == (None, None)
+
+
+@pytest.mark.parametrize("kind", ["dense", "float32", "csr"])
+def test_one_pass_gradient_and_gram_are_the_separate_products(kind):
+    """``gram_and_tdot``: ``X^T diag(d) X`` and ``X^T u`` from one pass over several
+    row blocks, as :func:`gram` and :func:`tdot` give them (``d`` of both signs
+    and all non-negative: the symmetric rank-k blocks)."""
+    from skvan._data import gram, gram_and_tdot, tdot
+
+    rng = np.random.default_rng(2)
+    X = _sparsify(rng.standard_normal((40_000, 9)), np.random.RandomState(2), 0.5)
+    X = {"dense": X, "float32": X.astype(np.float32), "csr": sp.csr_matrix(X)}[kind]
+    u = rng.standard_normal(X.shape[0])
+    for d in (rng.random(X.shape[0]), rng.standard_normal(X.shape[0])):
+        H, g = gram_and_tdot(X, d, u)
+        np.testing.assert_allclose(H, gram(X, d), rtol=1e-10, atol=1e-10 * np.abs(H).max())
+        np.testing.assert_allclose(g, tdot(X, u), rtol=1e-10, atol=1e-10 * np.abs(g).max())
+        assert gram_and_tdot(X, d)[1] is None
+
+
+@pytest.mark.parametrize("kind", ["dense", "float32", "csr"])
+def test_predictor_moments_are_the_predictors_and_their_variances(kind):
+    """``FullGaussian.predictor_moments``: ``X mean`` and ``x_i^T Sigma x_i`` from one
+    product per row block, as the separate passes give them (a full precision,
+    and a diagonal one, whose variances are a weighted sum of squares)."""
+    from skvan._data import dot
+    from skvan.van import FullGaussian
+
+    rng = np.random.default_rng(3)
+    X = _sparsify(rng.standard_normal((40_000, 7)), np.random.RandomState(3), 0.5)
+    X = {"dense": X, "float32": X.astype(np.float32), "csr": sp.csr_matrix(X)}[kind]
+    A = rng.standard_normal((7, 7))
+    mean = rng.standard_normal(7)
+    dense = X.toarray() if sp.issparse(X) else X.astype(np.float64)
+    for P in (A @ A.T + np.eye(7), np.diag(rng.random(7) + 0.5)):
+        family = FullGaussian(mean, P)
+        m, v = family.predictor_moments(X, mean)
+        np.testing.assert_allclose(m, dot(X, mean), rtol=1e-12, atol=1e-12)
+        expected = np.einsum("ij,jk,ik->i", dense, np.linalg.inv(P), dense)
+        np.testing.assert_allclose(v, expected, rtol=1e-10)
+        np.testing.assert_allclose(family.predictor_variance(X), v, rtol=1e-12)
+        assert family.predictor_moments(X)[0] is None

@@ -34,8 +34,9 @@ def assemble_linear(objective, family, per_sample, hessian="exact"):
     p0, p1, p2 = objective.penalty.expectation_under(family, family.mean, hessian)
     g0, g1 = objective.gauge_expectation(family, family.mean)
     value = float(np.dot(objective.weights, e0)) + p0 + g0
-    gradient = objective.data_gradient(e1) + p1 + g1
-    C = objective.add_gauge(family.data_curvature(objective, e2))
+    data_gradient, data_curvature = family.data_derivatives(objective, e1, e2)
+    gradient = data_gradient + p1 + g1
+    C = objective.add_gauge(data_curvature)
     return Expectations(value, gradient, objective.penalty.add_curvature(C, p2))
 
 
@@ -98,18 +99,22 @@ class LinearPredictorExpectation(ExpectationEstimator):
         ``E[l]`` is computed), "exact" or "gauss_newton"."""
         raise NotImplementedError
 
-    def _spread(self, objective, family):
-        """The predictors' variances under ``family`` (cached per precision), or
-        zeros when an upper bound says they are negligible (:data:`NEGLIGIBLE`)."""
+    def _moments(self, objective, family, mean):
+        """The predictors at ``mean`` and their variances under ``family`` (cached
+        per precision), or zeros when an upper bound says they are negligible
+        (:data:`NEGLIGIBLE`). Both from one pass over the rows where the family
+        computes them together (:meth:`~skvan.van.FullGaussian.predictor_moments`)."""
         obj, fam, version, v = self._cache
         if obj is objective and fam is family and version == family.version:
-            return v
+            return objective.predictors(mean), v
         if self._negligible(objective, family):
-            v = self._no_spread(objective)
+            m, v = objective.predictors(mean), self._no_spread(objective)
+        elif isinstance(objective, LinearModelObjective) and hasattr(family, "predictor_moments"):
+            m, v = family.predictor_moments(objective.X, mean)
         else:
-            v = self._predictor_spread(objective, family)
+            m, v = objective.predictors(mean), self._predictor_spread(objective, family)
         self._cache = (objective, family, family.version, v)
-        return v
+        return m, v
 
     @staticmethod
     def _negligible(objective, family):
@@ -138,7 +143,7 @@ class LinearPredictorExpectation(ExpectationEstimator):
         if (obj is objective and version == family.version and cached_need == need
                 and np.array_equal(cached_mean, mean)):
             return raw
-        predictors, spread = objective.predictors(mean), self._spread(objective, family)
+        predictors, spread = self._moments(objective, family, mean)
         check_predictors(predictors, spread)
         raw = self._raw(objective, predictors, spread, need)
         if need != "value":

@@ -6,6 +6,7 @@ from .._data import (
     column_statistics,
     dot,
     gram,
+    gram_and_tdot,
     row_squared_norms,
     scale_columns,
     squared,
@@ -267,6 +268,12 @@ class LinearModelObjective(RowsObjective):
     def data_gradient(self, raw_gradient):
         """Return ``X^T (multiplier * w * raw_gradient)``."""
         return tdot(self.X, self.weights * raw_gradient)
+
+    def data_derivatives(self, raw_gradient, raw_curvature):
+        """:meth:`data_gradient` and the full :meth:`data_curvature` in one pass over
+        the rows (:func:`skvan._data.gram_and_tdot`)."""
+        w = self.weights
+        return gram_and_tdot(self.X, w * raw_curvature, w * raw_gradient)[::-1]
 
     def data_curvature(self, raw_curvature, diagonal=False):
         """Return ``X^T diag(multiplier * w * raw_curvature) X``, or only its diagonal.

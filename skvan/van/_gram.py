@@ -210,6 +210,10 @@ class _GramFamily:
         """The data term's curvature ``X^T diag(w raw) X`` as a :class:`RowCurvature`."""
         return RowCurvature(objective.weights * raw, rows=getattr(objective, "rows", None))
 
+    def data_derivatives(self, objective, raw_gradient, raw_curvature):
+        """The data term's gradient ``X^T (w raw_gradient)`` and :meth:`data_curvature`."""
+        return objective.data_gradient(raw_gradient), self.data_curvature(objective, raw_curvature)
+
     def update_precision(self, curvature, beta, keep=1.0):
         """``P <- keep P + beta C`` for a :class:`RowCurvature` ``C``."""
         self.set_precision(self.precision.updated(curvature, beta, keep))
