@@ -371,3 +371,34 @@ def test_closed_form_quadratic_objective_equals_the_linear_path(kind, rng):
             np.testing.assert_allclose(a.curvature, b.curvature, rtol=1e-10, atol=1e-10)
         est = ClosedForm()
         assert np.isclose(est.value(QuadraticObjective.from_data(X, y, penalty=pen), fam, fam.mean), a.value)
+
+
+@pytest.mark.parametrize("need", ["value", "exact", "gauss_newton"])
+def test_narrow_expectations_keep_logistic_error_below_1e12(need):
+    """The second-order expansion for ``sd <= 1e-3`` (``narrow_expectations``),
+    against the fine reference, both labels, through the quadrature's "auto"
+    rule where every row is that narrow (VAN's later passes)."""
+    from skvan.expectations._quadrature import NARROW_VARIANCE
+
+    loss = LogisticLoss()
+    m = np.linspace(-40, 40, 321)
+    for label in (-1.0, 1.0):
+        y = np.full_like(m, label)
+        funcs = [lambda a: loss.loss(label, a), lambda a: loss.derivatives(label, a)[0],
+                 lambda a: loss.derivatives(label, a)[1] if need == "exact"
+                 else loss.derivatives(label, a)[0] ** 2]
+        for sd in (0.0, 1e-6, 1e-4, 1e-3):
+            v = np.full_like(m, sd**2)
+            got = loss.narrow_expectations(y, m, v, need)
+            for k, func in enumerate(funcs[:1] if need == "value" else funcs):
+                assert np.abs(got[k] - _reference(func, m, np.maximum(v, 1e-300))).max() < 1e-12
+    assert NARROW_VARIANCE == 1e-6
+    obj = LinearModelObjective(np.column_stack([m, np.ones_like(m)]), np.sign(m + 0.5),
+                               LogisticLoss())
+    family = FullGaussian(np.array([0.3, -0.2]), np.diag([1e10, 1e10]))
+    assert family.predictor_variance(obj.X).max() <= NARROW_VARIANCE  # every row narrow
+    auto = GaussHermiteQuadrature()(obj, family)
+    fixed = GaussHermiteQuadrature(n_nodes=8)(obj, family)
+    assert abs(auto.value - fixed.value) < 1e-12 * len(m)
+    np.testing.assert_allclose(auto.gradient, fixed.gradient, rtol=0, atol=1e-12 * len(m))
+    np.testing.assert_allclose(auto.curvature, fixed.curvature, rtol=0, atol=1e-12 * len(m))

@@ -53,6 +53,42 @@ class LogisticLoss:
         the per-example gradient, ``l'^2`` (VAG, eq. Vag_prec of the paper)."""
         return d1**2
 
+    def narrow_expectations(self, y, m, v, need="exact"):
+        """``E[l], E[l'], E[c]`` for ``a ~ N(m, v)`` with ``v`` small, from the
+        second-order expansion ``E[h(a)] = h(m) + v h''(m) / 2 + O(v^2)``.
+
+        With ``p = sigmoid(-y m)`` and ``q = p (1 - p)``: ``l'' = q``, ``l''' = -y q
+        (1 - 2 p)``, ``l'''' = q (1 - 6 q)`` and, for ``c = l'^2 = p^2``, ``c'' = 2 p q
+        (2 - 3 p)``; one exponential per row. The remainder, about ``v^2 h''''(m) /
+        8``, is below ``1e-13`` for ``v <= 1e-6`` (the fourth derivatives of ``l``,
+        ``l'``, ``l''`` and ``l'^2`` are at most 1 in absolute value): as accurate
+        as the 2-node Gauss-Hermite rule it stands in for, at half its evaluations.
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Labels in {-1, +1}.
+        m, v : ndarray of shape (n,)
+            Means and variances of the predictors (``v <= 1e-6``).
+        need : {"value", "exact", "gauss_newton"}, default="exact"
+            As in :meth:`centred_expectations`.
+        """
+        z = -y * m
+        e = np.exp(-np.abs(z))
+        inv = 1.0 / (1.0 + e)
+        p = np.where(z >= 0, inv, e * inv)
+        q = p * (1.0 - p)
+        half = 0.5 * v
+        e0 = np.maximum(z, 0.0) + np.log1p(e) + half * q
+        if need == "value":
+            return e0, None, None
+        e1 = -y * (p + half * q * (1.0 - 2.0 * p))
+        if need == "gauss_newton":
+            e2 = p * p + v * p * q * (2.0 - 3.0 * p)
+        else:
+            e2 = q + half * q * (1.0 - 6.0 * q)
+        return e0, e1, e2
+
     def centred_expectations(self, y, sd, z, w, need="exact"):
         """``E[l], E[l'], E[c]`` for ``a ~ N(0, sd^2)`` by a rule symmetric about 0.
 
