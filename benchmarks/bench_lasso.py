@@ -35,13 +35,15 @@ Two measures (issue 3; the paper's Figure 2a-b):
 5. ``--speed``: measure 2 alone over every regression set that ships with
    scikit-learn (diabetes, linnerud's first target) and generated ones up to
    1e6 rows, at ``alpha = 0.1`` and ``0.01`` of the smallest alpha that zeroes every
-   coefficient (issue 14).
+   coefficient (issue 14). Each timed fit follows an untimed fit of the same
+   estimator (as in bench_logistic.py: no fit runs in another solver's wake;
+   ``--cold`` for alternation alone, the protocol before 2026-11-27).
 
 6. ``--memory``: the peak memory (``tracemalloc``) of a VANLassoRegressor and a
    VANElasticNet fit on a generated 1e6 x 20 design.
 
 Run: python benchmarks/bench_lasso.py [--quick] [--plot FILE]
-     python benchmarks/bench_lasso.py --speed [--quick] [--repeats 7]
+     python benchmarks/bench_lasso.py --speed [--quick] [--repeats 7] [--cold]
      python benchmarks/bench_lasso.py --growth   (the choice of beta_growth="auto")
      python benchmarks/bench_lasso.py --checks
      python benchmarks/bench_lasso.py --growth --corrections 3   (any mode, another budget)
@@ -112,10 +114,12 @@ def speed_datasets(quick):
         yield f"make_regression ({n} x {p})", X, y
 
 
-def speed_table(quick, repeats):
+def speed_table(quick, repeats, warm_up=True):
     """Wall time of VANLassoRegressor (defaults) over Lasso at the loosest tol
-    reaching TARGET, medians of alternating repeats."""
-    print(f"Wall time at relative error <= {TARGET:g}, medians of {repeats} alternating repeats; "
+    reaching TARGET, medians of alternating repeats, each timed fit after an
+    untimed one of the same estimator (``warm_up``)."""
+    print(f"Wall time at relative error <= {TARGET:g}, medians of {repeats} alternating repeats"
+          f"{', each timed fit after one of its own' if warm_up else ''}; "
           "alpha as a fraction of alpha_max\n")
     print(f"{'dataset':<38}{'alpha/max':>10}{'Lasso tol':>10}{'Lasso ms':>9}{'VAN ms':>8}"
           f"{'iter':>5}{'corr':>5}{'VAN err':>9}{'ratio':>7}")
@@ -129,8 +133,10 @@ def speed_table(quick, repeats):
             van = VANLassoRegressor(alpha=alpha)
             t_sk, t_van = [], []
             for _ in range(repeats):
-                t_sk.append(timed(lambda: lasso.fit(X, y))[0])
-                t_van.append(timed(lambda: van.fit(X, y))[0])
+                for estimator, times in ((lasso, t_sk), (van, t_van)):
+                    if warm_up:
+                        estimator.fit(X, y)
+                    times.append(timed(lambda: estimator.fit(X, y))[0])
             print(f"{name:<38}{fraction:>10g}{tol:>10.0e}{1e3 * np.median(t_sk):>9.1f}"
                   f"{1e3 * np.median(t_van):>8.1f}{van.n_iter_:>5d}{van.n_corrections_:>5d}"
                   f"{rel_err(van.coef_, ref):>9.1e}"
@@ -408,6 +414,9 @@ def main():
                         help="only VANElasticNetCV against ElasticNetCV")
     parser.add_argument("--speed", action="store_true",
                         help="only the wall-time ratio, over more datasets (issue 14)")
+    parser.add_argument("--cold", action="store_true",
+                        help="--speed without an untimed fit of the same estimator before "
+                             "each timed one")
     parser.add_argument("--memory", action="store_true",
                         help="only the peak memory of a fit on 1e6 x 20 (--quick: 1e5 x 20)")
     parser.add_argument("--corrections", type=int, default=None,
@@ -420,7 +429,7 @@ def main():
 
         _sparse.CERTIFICATE_CORRECTIONS = args.corrections
     if args.speed:
-        return speed_table(args.quick, args.repeats)
+        return speed_table(args.quick, args.repeats, not args.cold)
     if args.memory:
         return memory_table(args.quick)
     if args.growth:

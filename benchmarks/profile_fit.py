@@ -2,8 +2,10 @@
 time of its parts under cProfile (which inflates Python-heavy code).
 
 Parts: the whole ``fit`` (validation, set-up, loop, attributes), the solver loop,
-the predictor-variance passes (``x_i^T Sigma x_i``), the Gram products
-(``X^T diag(d) X``) and the quadrature of the per-row expectations; with
+the passes that give the predictors and their variances (``x_i^T mu`` and ``x_i^T
+Sigma x_i``; before 5f20739, the variances alone), the passes that give the Gram
+matrix (``X^T diag(d) X``; since 5f20739 with the gradient ``X^T u`` in the same
+pass) and the quadrature of the per-row expectations; with
 ``--multinomial``, the parts in :data:`MULTINOMIAL_PARTS`; with ``--lasso``,
 VANLassoRegressor's (:data:`LASSO_PARTS`).
 
@@ -28,8 +30,8 @@ from skvan import VANLassoRegressor, VANLogisticRegression
 PARTS = {
     "fit": ("_logistic.py", "fit"),
     "loop": ("_solver.py", "solve"),
-    "variances": ("_family.py", "predictor_variance"),
-    "Gram": ("_data.py", "gram"),
+    "moments": ("_family.py", "predictor_moments"),
+    "Gram": ("_data.py", "gram_and_tdot"),
     "quadrature": ("_quadrature.py", "_raw"),
 }
 #: The multinomial model (``--multinomial``): the ``K x K`` predictor covariances,
