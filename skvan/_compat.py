@@ -4,6 +4,7 @@ scikit-learn moves its private utilities between releases; keeping every such
 import in this module means a scikit-learn change breaks one file, not many.
 """
 
+import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import (
     Interval,
@@ -11,7 +12,6 @@ from sklearn.utils._param_validation import (
     validate_parameter_constraints,
     validate_params,
 )
-import numpy as np
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 __all__ = [
