@@ -14,7 +14,7 @@ at -3.5).
 
 VAN runs here with each of the three oracles: function values only, values and
 gradients, and values, gradients and Hessians. In one dimension
-:func:`skvan.minimize` computes the expectations by Gauss-Hermite quadrature (20
+:func:`skvan.minimize` computes the expectations by Gauss-Hermite quadrature (21
 nodes), so the runs are deterministic, and ``q`` is never wider than at the start
 (``sigma <= sigma0``): where ``f`` is concave on average over ``q`` the precision
 would otherwise fall, ``q`` would widen without bound and the mean would drift
