@@ -19,6 +19,7 @@ from ._schedule import (
     AveragingSchedule,
     GeometricSchedule,
     Rates,
+    RelativeGeometricSchedule,
     variational_objective,
 )
 from ._solver import MESSAGES, VANResult, VANSolver, warn_unconverged
@@ -57,6 +58,7 @@ __all__ = [
     "ObjectiveDecrease",
     "OperatorGaussian",
     "Rates",
+    "RelativeGeometricSchedule",
     "RowCurvature",
     "TrustRegion",
     "VANResult",

@@ -5,13 +5,15 @@ Both updates have the form ``P <- keep P + beta C`` and
 Van_mean_1 and Section 5, where ``mean = beta``); a :class:`Rates` holds
 ``(beta, keep, mean)``. The variational objective says how ``keep`` follows from
 ``beta`` and which value a safeguard may compare; the schedule says how the rates
-evolve with the iteration: :class:`GeometricSchedule` (the paper's, full batch)
-or :class:`AveragingSchedule` (minibatches and streams).
+evolve with the iteration: :class:`GeometricSchedule` (the paper's, full batch),
+:class:`RelativeGeometricSchedule` (its first step relative to the first
+curvature) or :class:`AveragingSchedule` (minibatches and streams).
 """
 
 from collections import namedtuple
 
 import numpy as np
+from scipy import linalg
 
 #: Largest beta_t reached by a geometric schedule under VO.
 BETA_MAX = 1e100
@@ -101,9 +103,60 @@ class GeometricSchedule:
         self.beta = float(beta)
         self.growth = float(growth)
 
+    def observe(self, solver):
+        """Called in each iteration with its expectations set, before its step."""
+
     def rates(self, t, objective):
         """:class:`Rates` of iteration ``t`` under the variational ``objective``."""
         return objective.rates(np.log(self.beta) + t * np.log(self.growth), self.growth)
+
+
+class RelativeGeometricSchedule(GeometricSchedule):
+    """A :class:`GeometricSchedule` whose ``beta_0`` is relative to the first curvature:
+
+    ``beta_t = beta_0 growth**t``,  ``beta_0 = beta min(1, 1 / lambda_max(P_0^-1 C_0))``,
+
+    ``P_0`` the starting precision and ``C_0`` the first expected curvature (its
+    largest generalised eigenvalue; ``beta_0 = beta`` where that is at most 1). The
+    first VO update ``P_0 + beta_0 C_0`` then adds at most ``beta P_0`` in any
+    direction, and the precision grows by about ``growth`` per iteration from
+    there until the running sum of curvatures dominates it. With the plain
+    schedule's ``beta_0 = 1``, a first curvature that dwarfs the starting
+    precision (a steep ``f``, or a sampled estimate's noise under a wide ``q``)
+    collapses ``q`` in one step (``P_1 ~ C_0``), and the running sum keeps it.
+    Scaling ``f`` by a constant no longer changes how ``q`` narrows; where the
+    curvature is at most ``P_0`` nothing changes.
+
+    Parameters
+    ----------
+    beta : float, default=1.0
+        ``> 0``: the largest first update, as a multiple of ``P_0``.
+    growth : float, default=1.0
+        ``>= 1``.
+
+    Attributes
+    ----------
+    beta0_ : float
+        ``beta_0``, set by :meth:`observe` in the first iteration.
+    """
+
+    def observe(self, solver):
+        """In the first iteration, set ``beta0_`` from the starting precision and
+        the first expected curvature."""
+        if solver.iteration > 0:
+            return
+        family, C = solver.family, solver.expect.curvature
+        if family.diagonal:
+            ratio = float(np.max(C / family.precision))
+        else:
+            n = family.n_params
+            ratio = float(linalg.eigh(0.5 * (C + C.T), family.precision, eigvals_only=True,
+                                      subset_by_index=[n - 1, n - 1], check_finite=False)[0])
+        self.beta0_ = self.beta / ratio if ratio > 1.0 else self.beta
+
+    def rates(self, t, objective):
+        beta0 = getattr(self, "beta0_", self.beta)
+        return objective.rates(np.log(beta0) + t * np.log(self.growth), self.growth)
 
 
 class AveragingSchedule:
@@ -156,6 +209,9 @@ class AveragingSchedule:
     def __init__(self, beta=1.0, start=0):
         self.beta = float(beta)
         self.start = int(start)
+
+    def observe(self, solver):
+        """Called in each iteration with its expectations set, before its step."""
 
     def concentration(self, t, objective):
         """``c_t``: how much sharper than the averaged curvature ``q`` is after ``t``

@@ -251,6 +251,7 @@ class VANSolver:
         ``residual``: None, or, from a policy that took another step than the
         scheduled one (:class:`~skvan.van.AndersonStep`), the scheduled step of the
         mean from this iteration's start, which the convergence test then measures."""
+        self.schedule_.observe(self)
         self.rates = self.schedule_.rates(self.iteration, self.objective_)
         self.previous_precision = self.family.precision
         self.residual = None
