@@ -277,9 +277,8 @@ class MultinomialObjective(RowsObjective):
         idx = free[None, :] + p * np.arange(K)[:, None]  # (K, n_free)
         if family.diagonal:
             var = family.marginal_variance()[idx].sum(axis=0) / K
-        else:
-            S = family.sigma
-            var = np.array([S[np.ix_(idx[:, c], idx[:, c])].sum() for c in range(free.size)]) / K
+        else:  # the K x K block of Sigma for each gauge column, summed
+            var = family.sigma[idx[:, None, :], idx[None, :, :]].sum(axis=(0, 1)) / K
         value = 0.5 * float(np.dot(kappa, sums**2 + var))
         return value, self._gauge_gradient(sums, free, kappa)
 
@@ -287,12 +286,11 @@ class MultinomialObjective(RowsObjective):
         """``C`` plus ``kappa_j u_j u_j^T`` (or its diagonal, ``kappa_j / K``)."""
         free, kappa = self._gauge()
         K, p = self.n_classes, self.X.shape[1]
-        for j, k in zip(free, kappa):
-            idx = j + p * np.arange(K)
-            if np.ndim(C) == 1:
-                C[idx] += k / K
-            else:
-                C[np.ix_(idx, idx)] += k / K
+        idx = free[None, :] + p * np.arange(K)[:, None]  # (K, n_free): disjoint columns
+        if np.ndim(C) == 1:
+            C[idx] += kappa / K
+        else:
+            C[idx[:, None, :], idx[None, :, :]] += kappa / K
         return C
 
     # -- pointwise interface ------------------------------------------------------
