@@ -124,8 +124,8 @@ class RelativeGeometricSchedule(GeometricSchedule):
     schedule's ``beta_0 = 1``, a first curvature that dwarfs the starting
     precision (a steep ``f``, or a sampled estimate's noise under a wide ``q``)
     collapses ``q`` in one step (``P_1 ~ C_0``), and the running sum keeps it.
-    Scaling ``f`` by a constant no longer changes how ``q`` narrows; where the
-    curvature is at most ``P_0`` nothing changes.
+    Scaling ``f`` by a constant no longer changes the run while the first
+    curvature stays above ``P_0``; where it is at most ``P_0`` nothing changes.
 
     Parameters
     ----------
