@@ -493,11 +493,17 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         y = np.asarray(y, dtype=np.float64)
         sample_weight = check_sample_weight(sample_weight, X)
         rng = check_random_state(self.random_state)
-        warm = self.warm_start and hasattr(self, "coef_") and len(np.atleast_1d(self.coef_)) == X.shape[1]
-        start = self._mean() if warm else None
+        start = self._warm_mean(X.shape[1])
         self._resolve_covariance(X)
         self._fit_problem(self._problem(X, y, sample_weight), start, rng)
         return self
+
+    def _warm_mean(self, n_features):
+        """With ``warm_start``, the previous fit's mean over ``[coef, intercept]``
+        where it has ``n_features`` coefficients; else None."""
+        warm = (self.warm_start and hasattr(self, "coef_")
+                and len(np.atleast_1d(self.coef_)) == n_features)
+        return self._mean() if warm else None
 
     def _warn_alpha_zero(self):
         """Warn that alpha=0 is least squares."""
@@ -558,11 +564,9 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
                 f"covariance='auto' chose {self.covariance_!r} for these data, which works "
                 "through the rows; on dask arrays use covariance='full' or 'diag'."
             )
-        warm = (self.warm_start and hasattr(self, "coef_")
-                and len(np.atleast_1d(self.coef_)) == n_features)
-        start = self._mean() if warm else None
         problem = self._gram_problem(X, y, None, (raw, top, np.diag(raw.G).copy()))
-        self._fit_problem(problem, start, check_random_state(self.random_state))
+        self._fit_problem(problem, self._warm_mean(n_features),
+                          check_random_state(self.random_state))
         return self
 
     def _problem(self, X, y, sample_weight, gram=None):

@@ -42,6 +42,7 @@ from scipy.sparse.linalg import LinearOperator, cg
 from .._blas import lapack_one_thread
 from .._blocks import row_blocks
 from .._data import dot, gram, issparse, scale_columns, squared, tdot
+from ._family import _Gaussian
 
 #: Largest dense matrix (bytes) a family forms without being asked by name:
 #: ``sigma`` of a wide model and the dual's ``n x n`` systems stay below it.
@@ -210,9 +211,8 @@ class _GramFamily:
         """The data term's curvature ``X^T diag(w raw) X`` as a :class:`RowCurvature`."""
         return RowCurvature(objective.weights * raw, rows=getattr(objective, "rows", None))
 
-    def data_derivatives(self, objective, raw_gradient, raw_curvature):
-        """The data term's gradient ``X^T (w raw_gradient)`` and :meth:`data_curvature`."""
-        return objective.data_gradient(raw_gradient), self.data_curvature(objective, raw_curvature)
+    # The gradient and this family's curvature form, as the dense families' default.
+    data_derivatives = _Gaussian.data_derivatives
 
     def update_precision(self, curvature, beta, keep=1.0):
         """``P <- keep P + beta C`` for a :class:`RowCurvature` ``C``."""

@@ -108,7 +108,11 @@ class GeometricSchedule:
 
     def rates(self, t, objective):
         """:class:`Rates` of iteration ``t`` under the variational ``objective``."""
-        return objective.rates(np.log(self.beta) + t * np.log(self.growth), self.growth)
+        return objective.rates(np.log(self._beta0()) + t * np.log(self.growth), self.growth)
+
+    def _beta0(self):
+        """``beta_0``."""
+        return self.beta
 
 
 class RelativeGeometricSchedule(GeometricSchedule):
@@ -154,9 +158,8 @@ class RelativeGeometricSchedule(GeometricSchedule):
                                       subset_by_index=[n - 1, n - 1], check_finite=False)[0])
         self.beta0_ = self.beta / ratio if ratio > 1.0 else self.beta
 
-    def rates(self, t, objective):
-        beta0 = getattr(self, "beta0_", self.beta)
-        return objective.rates(np.log(beta0) + t * np.log(self.growth), self.growth)
+    def _beta0(self):
+        return getattr(self, "beta0_", self.beta)
 
 
 class AveragingSchedule:
