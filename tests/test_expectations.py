@@ -402,3 +402,82 @@ def test_narrow_expectations_keep_logistic_error_below_1e12(need):
     assert abs(auto.value - fixed.value) < 1e-12 * len(m)
     np.testing.assert_allclose(auto.gradient, fixed.gradient, rtol=0, atol=1e-12 * len(m))
     np.testing.assert_allclose(auto.curvature, fixed.curvature, rtol=0, atol=1e-12 * len(m))
+
+
+def _carry_problem():
+    from sklearn.datasets import make_classification
+
+    return make_classification(4000, 30, n_informative=10, random_state=0)
+
+
+def test_carried_variances_bound_and_follow_the_passes_they_skip(monkeypatch):
+    """Under VO each carried variance lies within the pass's ``v_s`` of the
+    variance a pass would compute (``[0, v_s]`` both), and the fit carries at
+    least once on a problem of 4,000 rows."""
+    from skvan import VANLogisticRegression
+    from skvan.expectations._base import LinearPredictorExpectation
+
+    checked = []
+    original = LinearPredictorExpectation._carried
+
+    def carried(self, objective, family):
+        v = original(self, objective, family)
+        if v is not None:
+            v_s = self._last_pass[3]
+            exact = family.predictor_variance(objective.X)
+            assert np.all(exact <= v_s * (1 + 1e-9) + 1e-300)
+            assert np.all((v >= 0) & (v <= v_s))
+            assert np.max(np.abs(v - exact) / v_s) <= 1.0
+            checked.append(np.max(np.abs(v - exact)) / np.max(exact))
+        return v
+
+    monkeypatch.setattr(LinearPredictorExpectation, "_carried", carried)
+    X, y = _carry_problem()
+    VANLogisticRegression().fit(X, y)
+    assert checked
+
+
+@pytest.mark.parametrize("data", ["generated", "breast_cancer"])
+def test_carrying_variances_keeps_the_fit_within_a_thousandth_of_its_tolerance(data, monkeypatch):
+    """The approximation changes the VO path, not its limit: the carried fit has
+    the same iteration count and its coefficients are within 1e-3 * tol
+    (relative) of the fit that passes over the rows every iteration."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.preprocessing import StandardScaler
+
+    import skvan.expectations._base as base
+    from skvan import VANLogisticRegression
+
+    if data == "generated":
+        X, y = _carry_problem()
+    else:
+        X, y = load_breast_cancer(return_X_y=True)
+        X = StandardScaler().fit_transform(X)
+    carried = VANLogisticRegression().fit(X, y)
+    monkeypatch.setattr(base, "CARRY_VARIANCE", -1.0)
+    passed = VANLogisticRegression().fit(X, y)
+    assert carried.n_iter_ == passed.n_iter_
+    scale = np.abs(passed.coef_).max()
+    assert np.abs(carried.coef_ - passed.coef_).max() <= 1e-3 * carried.tol * scale
+    assert abs(carried.intercept_[0] - passed.intercept_[0]) <= 1e-3 * carried.tol * scale
+
+
+def test_variances_are_not_carried_under_vi(monkeypatch):
+    from skvan import VANLogisticRegression
+    from skvan.expectations._base import LinearPredictorExpectation
+
+    calls = []
+    original = LinearPredictorExpectation._carried
+
+    def carried(self, objective, family):
+        v = original(self, objective, family)
+        calls.append(v is not None)
+        return v
+
+    monkeypatch.setattr(LinearPredictorExpectation, "_carried", carried)
+    X, y = _carry_problem()
+    VANLogisticRegression(objective="vi").fit(X, y)
+    assert calls and not any(calls)
+    calls.clear()
+    VANLogisticRegression().fit(X, y)
+    assert any(calls)

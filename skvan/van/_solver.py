@@ -219,6 +219,7 @@ class VANSolver:
         self.step_.reset(self)
         self.stop_ = self.stop if self.stop is not None else MeanContraction()
         self.stop_.reset()
+        self.expectation.reset(self)
         self.status = "max_iter"
         # The size of the terms that cancel in f's value (objective comparisons
         # allow round-off relative to it).
