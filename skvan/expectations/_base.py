@@ -127,16 +127,17 @@ class LinearPredictorExpectation(ExpectationEstimator):
         obj, fam, version, v = self._cache
         if obj is objective and fam is family and version == family.version:
             return objective.predictors(mean), v
-        if self._negligible(objective, family):
+        carried = self._carried(objective, family)
+        if carried is not None:
+            m, v = objective.predictors(mean), carried
+        elif self._negligible(objective, family):
             m, v = objective.predictors(mean), self._no_spread(objective)
         elif isinstance(objective, LinearModelObjective) and hasattr(family, "predictor_moments"):
-            v = self._carried(objective, family)
-            if v is None:
-                m, v = family.predictor_moments(objective.X, mean)
-                self._last_pass = (objective, family, family.precision.copy(), v,
+            m, v = family.predictor_moments(objective.X, mean)
+            if self._grows:
+                # (the precision array itself: a family replaces it, never writes into it)
+                self._last_pass = (objective, family, family.precision, v,
                                    float(np.sum(family.marginal_variance())), float(np.max(v)))
-            else:
-                m = objective.predictors(mean)
         else:
             m, v = objective.predictors(mean), self._predictor_spread(objective, family)
         self._cache = (objective, family, family.version, v)
@@ -164,11 +165,11 @@ class LinearPredictorExpectation(ExpectationEstimator):
         obj, fam, P_s, v_s, trace_s, top = last
         if obj is not objective or fam is not family:
             return None
+        if top > CARRY_VARIANCE or not trace_s > 0:
+            return None
         P = family.precision
         if np.array_equal(P, P_s):
             return v_s  # the same precision (a rejected step restored it)
-        if top > CARRY_VARIANCE or not trace_s > 0:
-            return None
         info = lapack.dpotrf(P - P_s, lower=1, clean=0)[1]
         if info != 0:
             return None
