@@ -9,7 +9,13 @@ pass) and the quadrature of the per-row expectations; with
 ``--multinomial``, the parts in :data:`MULTINOMIAL_PARTS`; with ``--lasso``,
 VANLassoRegressor's (:data:`LASSO_PARTS`).
 
-Run: python benchmarks/profile_fit.py [--quick] [--multinomial | --lasso]
+``--variances`` prints, for each precision of one fit per dataset, the largest
+predictor variance, the bound ``max ||x_i||^2 tr(Sigma)`` that skips the pass
+below 1e-12, and whether the variances were carried from an earlier pass
+(:data:`skvan.expectations._base.CARRY_VARIANCE`); the carried ones are
+recomputed for the print.
+
+Run: python benchmarks/profile_fit.py [--quick] [--multinomial | --lasso | --variances]
 Compare two commits: run it in a worktree of each (git worktree add DIR REV;
 PYTHONPATH=DIR python benchmarks/profile_fit.py).
 """
@@ -93,14 +99,46 @@ def multinomial_datasets(quick):
     yield f"{n:.0e}x50 (10)".replace("+0", ""), X, y, 1
 
 
+def print_variances(quick):
+    """The ``--variances`` table: per precision, the largest ``x_i^T Sigma x_i``."""
+    from skvan.expectations._base import LinearPredictorExpectation
+
+    moments, rows = LinearPredictorExpectation._moments, []
+
+    def traced(self, objective, family, mean):
+        fresh = not (self._cache[1] is family and self._cache[2] == family.version)
+        carried = fresh and self._carried(objective, family) is not None
+        out = moments(self, objective, family, mean)
+        if fresh:
+            v = family.predictor_variance(objective.X)
+            trace = float(np.sum(family.marginal_variance()))
+            rows.append((float(v.max()), objective.max_row_squared_norm() * trace, carried))
+        return out
+
+    LinearPredictorExpectation._moments = traced
+    try:
+        for name, X, y, _ in datasets(quick):
+            rows.clear()
+            VANLogisticRegression().fit(X, y)
+            print(f"{name}: largest x_i^T Sigma x_i per precision (bound; c = carried)")
+            print("  " + "  ".join(f"{v:.1e} ({b:.0e}){' c' if c else ''}" for v, b, c in rows))
+    finally:
+        LinearPredictorExpectation._moments = moments
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller generated sets")
     parser.add_argument("--multinomial", action="store_true",
                         help="multinomial fits (digits, 10 classes; 50,000 x 50, 10 classes)")
     parser.add_argument("--lasso", action="store_true", help="VANLassoRegressor fits")
+    parser.add_argument("--variances", action="store_true",
+                        help="the predictor variances per iteration, and which were carried")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
+    if args.variances:
+        print_variances(args.quick)
+        return
     if args.lasso:
         parts_of = LASSO_PARTS
         problems = [(name, X, y, reps, (lambda a=alpha: VANLassoRegressor(alpha=a)))
