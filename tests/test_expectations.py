@@ -481,3 +481,39 @@ def test_variances_are_not_carried_under_vi(monkeypatch):
     calls.clear()
     VANLogisticRegression().fit(X, y)
     assert any(calls)
+
+
+def test_a_multinomial_fit_carries_covariances_below_those_of_the_last_pass(monkeypatch):
+    """The rows' ``K x K`` predictor covariances: under VO each lies below the
+    last pass's in the Loewner order, and carrying them keeps the fit within
+    ``1e-3 tol`` of the fit that passes every iteration."""
+    from sklearn.datasets import make_classification
+
+    import skvan.expectations._base as base
+    from skvan import VANLogisticRegression
+    from skvan.expectations._base import LinearPredictorExpectation
+    from skvan.expectations._cubature import predictor_covariances
+
+    X, y = make_classification(3000, 12, n_informative=6, n_classes=3, random_state=0)
+    checked = []
+    original = LinearPredictorExpectation._carried
+
+    def carried(self, objective, family):
+        V = original(self, objective, family)
+        if V is not None:
+            V_s = self._last_pass[3]
+            exact = predictor_covariances(objective.X, objective.n_classes, family)
+            gap = np.linalg.eigvalsh(V_s - exact).min(axis=1)
+            assert np.all(gap >= -1e-9 * np.einsum("ikk->i", V_s))
+            assert np.all(np.linalg.eigvalsh(V_s - V).min(axis=1) >= -1e-15)
+            checked.append(True)
+        return V
+
+    monkeypatch.setattr(LinearPredictorExpectation, "_carried", carried)
+    fit = VANLogisticRegression().fit(X, y)
+    assert checked
+    monkeypatch.setattr(base, "CARRY_VARIANCE", -1.0)
+    passed = VANLogisticRegression().fit(X, y)
+    assert fit.n_iter_ == passed.n_iter_
+    scale = np.abs(passed.coef_).max()
+    assert np.abs(fit.coef_ - passed.coef_).max() <= 1e-3 * fit.tol * scale

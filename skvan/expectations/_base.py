@@ -132,14 +132,16 @@ class LinearPredictorExpectation(ExpectationEstimator):
             m, v = objective.predictors(mean), carried
         elif self._negligible(objective, family):
             m, v = objective.predictors(mean), self._no_spread(objective)
-        elif isinstance(objective, LinearModelObjective) and hasattr(family, "predictor_moments"):
-            m, v = family.predictor_moments(objective.X, mean)
-            if self._grows:
-                # (the precision array itself: a family replaces it, never writes into it)
-                self._last_pass = (objective, family, family.precision, v,
-                                   float(np.sum(family.marginal_variance())), float(np.max(v)))
         else:
-            m, v = objective.predictors(mean), self._predictor_spread(objective, family)
+            if isinstance(objective, LinearModelObjective) and hasattr(family, "predictor_moments"):
+                m, v = family.predictor_moments(objective.X, mean)
+            else:
+                m, v = objective.predictors(mean), self._predictor_spread(objective, family)
+            P = getattr(family, "precision", None)
+            if self._grows and isinstance(P, np.ndarray) and P.ndim == 2:
+                # (the precision array itself: a family replaces it, never writes into it)
+                self._last_pass = (objective, family, P, v,
+                                   float(np.sum(family.marginal_variance())), float(np.max(v)))
         self._cache = (objective, family, family.version, v)
         return m, v
 
@@ -154,11 +156,14 @@ class LinearPredictorExpectation(ExpectationEstimator):
         multiple of ``P_s``, as it does once the curvature settles), which is off
         by at most ``v_s`` on each row: each row's expected loss derivative and
         curvature move by at most ``v_s / 2`` times the bound of the loss's third
-        and fourth derivatives (0.048 and 0.0625 for the logistic loss). The VO
-        limit does not depend on them: the carried variances vanish with
-        ``tr(Sigma)`` as ``q`` concentrates on the minimiser of ``f``; only the path
-        there can change, within the fit's tolerance (``tests/test_expectations.py``).
-        VI is left alone: its fixed point integrates over the variances."""
+        and fourth derivatives (0.048 and 0.0625 for the logistic loss). A
+        multinomial model's rows have ``K x K`` covariances ``V_i``: then ``0 <= V_i
+        <= V_s,i`` in the Loewner order, and the threshold is on the largest
+        entry, the largest variance of any class's predictor. The VO limit does
+        not depend on them: the carried variances vanish with ``tr(Sigma)`` as
+        ``q`` concentrates on the minimiser of ``f``; only the path there can
+        change, within the fit's tolerance (``tests/test_expectations.py``). VI is
+        left alone: its fixed point integrates over the variances."""
         last = self._last_pass
         if last is None or not self._grows:
             return None
