@@ -121,9 +121,11 @@ class LinearPredictorExpectation(ExpectationEstimator):
 
     def _moments(self, objective, family, mean):
         """The predictors at ``mean`` and their variances under ``family`` (cached
-        per precision), or zeros when an upper bound says they are negligible
-        (:data:`NEGLIGIBLE`). Both from one pass over the rows where the family
-        computes them together (:meth:`~skvan.van.FullGaussian.predictor_moments`)."""
+        per precision): carried from the last pass under VO (:meth:`_carried`),
+        or zeros when an upper bound says they are negligible
+        (:data:`NEGLIGIBLE`), else from one pass over the rows (with the
+        predictors where the family computes them together,
+        :meth:`~skvan.van.FullGaussian.predictor_moments`)."""
         obj, fam, version, v = self._cache
         if obj is objective and fam is family and version == family.version:
             return objective.predictors(mean), v
