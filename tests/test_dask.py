@@ -65,6 +65,29 @@ def test_dask_fit_on_a_cluster_matches_the_numpy_fit(client, breast_cancer, para
     assert dask_fit.n_iter_[0] == numpy_fit.n_iter_[0]
 
 
+@pytest.mark.parametrize("params", [{}, {"objective": "vi"}])
+def test_a_dask_iteration_passes_over_the_chunks_once(client, breast_cancer, monkeypatch, params):
+    """A step's first trial is the next iteration's pass (MapReduce keeps it):
+    one pass to start, then one per iteration, plus any trial a step rejects
+    (before: two per iteration)."""
+    from skvan._dask import DaskChunks
+
+    passes, original = [], DaskChunks.map
+
+    def counted(self, fn, *args):
+        if fn.__name__ in ("_chunk_expectations", "_chunk_value"):
+            passes.append(fn.__name__)
+        return original(self, fn, *args)
+
+    monkeypatch.setattr(DaskChunks, "map", counted)
+    X, y = breast_cancer
+    fit = VANLogisticRegression(**params).fit(da.from_array(X, chunks=(100, 30)),
+                                              da.from_array(y, chunks=100))
+    n_iter = int(fit.n_iter_[0])
+    assert n_iter + 1 <= len(passes) <= n_iter + 2
+    assert passes.count("_chunk_value") <= 1
+
+
 def test_multinomial_dask_fit_matches_the_numpy_fit(client):
     from sklearn.datasets import load_digits
     from sklearn.preprocessing import StandardScaler

@@ -1,6 +1,8 @@
 """Expectations of an objective kept in row chunks: map over the chunks, reduce
 on the client (:class:`~skvan.objectives.ChunkedObjective`)."""
 
+import copy
+
 import numpy as np
 
 from ._base import ExpectationEstimator, Expectations
@@ -24,6 +26,12 @@ class MapReduce(ExpectationEstimator):
     ``p``-sized results come back) and the client adds them up, plus the
     penalty's closed-form expectations. The ``p x p`` solve stays on the client.
 
+    A step's first trial value (:meth:`value` with ``hessian``) is that same pass
+    at the trial mean, kept on the client: where the step is taken, the next
+    iteration's expectations are those numbers, and an iteration makes one pass
+    over the chunks instead of two (the chunks keep nothing between passes, as
+    an in-memory estimator keeps its per-row integrals).
+
     Parameters
     ----------
     inner : ExpectationEstimator
@@ -35,6 +43,11 @@ class MapReduce(ExpectationEstimator):
 
     def __init__(self, inner):
         self.inner = inner
+        self._prepared = None
+
+    def reset(self, solver):
+        """Forget a previous run's prepared pass."""
+        self._prepared = None
 
     def check_objective(self, objective):
         from ..objectives._chunked import ChunkedObjective
@@ -48,13 +61,30 @@ class MapReduce(ExpectationEstimator):
             )
 
     def __call__(self, objective, family, hessian="exact", random_state=None):
-        parts = objective.chunks.map(_chunk_expectations, objective.spec, self.inner, family, hessian)
-        value = float(sum(part[0] for part in parts))
-        gradient = np.sum([part[1] for part in parts], axis=0)
-        C = np.sum([part[2] for part in parts], axis=0)
+        prepared, self._prepared = self._prepared, None
+        if (prepared is not None and prepared[0] is objective and prepared[1] == family.version
+                and prepared[2] == hessian and np.array_equal(prepared[3], family.mean)):
+            value, gradient, C = prepared[4]
+        else:
+            value, gradient, C = self._data_terms(objective, family, hessian)
         p0, p1, p2 = objective.penalty.expectation_under(family, family.mean, hessian)
         return Expectations(value + p0, gradient + p1, objective.penalty.add_curvature(C, p2))
 
+    def _data_terms(self, objective, family, hessian):
+        """The data term's value, gradient and curvature under ``family``: one pass."""
+        parts = objective.chunks.map(_chunk_expectations, objective.spec, self.inner, family,
+                                     hessian)
+        return (float(sum(part[0] for part in parts)), np.sum([part[1] for part in parts], axis=0),
+                np.sum([part[2] for part in parts], axis=0))
+
     def value(self, objective, family, mean, hessian=None):
-        parts = objective.chunks.map(_chunk_value, objective.spec, self.inner, family, mean)
-        return float(sum(parts)) + objective.penalty.expectation_under(family, mean)[0]
+        penalty = objective.penalty.expectation_under(family, mean)[0]
+        if hessian is None:
+            parts = objective.chunks.map(_chunk_value, objective.spec, self.inner, family, mean)
+            return float(sum(parts)) + penalty
+        # q with the family's covariance, centred at the trial mean.
+        moved = copy.copy(family)
+        moved.mean = np.array(mean, dtype=np.float64)
+        terms = self._data_terms(objective, moved, hessian)
+        self._prepared = (objective, family.version, hessian, moved.mean, terms)
+        return terms[0] + penalty
