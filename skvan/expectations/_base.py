@@ -156,9 +156,10 @@ class LinearPredictorExpectation(ExpectationEstimator):
         ``[0, v_s,i]``. Once ``max v_s <= CARRY_VARIANCE`` the rows' variances are
         carried as ``v_s tr(Sigma) / tr(Sigma_s)`` (exact where ``P`` grows as a
         multiple of ``P_s``, as it does once the curvature settles), which is off
-        by at most ``v_s`` on each row: each row's expected loss derivative and
-        curvature move by at most ``v_s / 2`` times the bound of the loss's third
-        and fourth derivatives (0.048 and 0.0625 for the logistic loss). A
+        by at most ``v_s`` on each row: since ``d E[h(m + sqrt(v) z)] / dv = E[h''] / 2``,
+        each row's expected loss derivative and curvature move by at most half
+        the bound of the loss's third and fourth derivatives times ``v_s``
+        (``0.048 v_s`` and ``0.0625 v_s`` for the logistic loss). A
         multinomial model's rows have ``K x K`` covariances ``V_i``: then ``0 <= V_i
         <= V_s,i`` in the Loewner order, and the threshold is on the largest
         entry, the largest variance of any class's predictor. The VO limit does
