@@ -94,11 +94,16 @@ class DaskChunks:
         blocks_w = [None] * self.n_chunks if w is None else list(w.to_delayed().ravel())
         self._parts = list(zip(X.to_delayed().ravel(), y.to_delayed().ravel(), blocks_w))
 
-    def map(self, fn, *args):
+    def map(self, fn, *args, each=None):
         """``[fn(X_c, y_c, w_c, *args) for each chunk c]``, computed by the active
-        scheduler; ``args`` enter the graph once, shared by the tasks."""
+        scheduler; ``args`` enter the graph once, shared by the tasks. With
+        ``each`` (one object per chunk), ``fn(X_c, y_c, w_c, each[c], *args)``."""
         import dask
 
         shared = [dask.delayed(a, pure=False) for a in args]
-        tasks = [dask.delayed(fn, pure=True)(X, y, w, *shared) for X, y, w in self._parts]
+        if each is None:
+            tasks = [dask.delayed(fn, pure=True)(X, y, w, *shared) for X, y, w in self._parts]
+        else:
+            tasks = [dask.delayed(fn, pure=True)(X, y, w, e, *shared)
+                     for (X, y, w), e in zip(self._parts, each)]
         return list(dask.compute(*tasks))

@@ -74,10 +74,10 @@ def test_a_dask_iteration_passes_over_the_chunks_once(client, breast_cancer, mon
 
     passes, original = [], DaskChunks.map
 
-    def counted(self, fn, *args):
+    def counted(self, fn, *args, **kwargs):
         if fn.__name__ in ("_chunk_expectations", "_chunk_value"):
             passes.append(fn.__name__)
-        return original(self, fn, *args)
+        return original(self, fn, *args, **kwargs)
 
     monkeypatch.setattr(DaskChunks, "map", counted)
     X, y = breast_cancer
@@ -86,6 +86,33 @@ def test_a_dask_iteration_passes_over_the_chunks_once(client, breast_cancer, mon
     n_iter = int(fit.n_iter_[0])
     assert n_iter + 1 <= len(passes) <= n_iter + 2
     assert passes.count("_chunk_value") <= 1
+
+
+def test_a_dask_vo_fit_carries_its_predictor_variances_as_a_numpy_fit_does(client, breast_cancer,
+                                                                          monkeypatch):
+    """The rows' variances of the last pass come back to the client (n floats)
+    and each chunk gets its own, scaled, once they are all below
+    CARRY_VARIANCE: the passes a numpy fit skips, a dask fit skips too."""
+    from skvan.expectations._map_reduce import MapReduce
+
+    carried, original = [], MapReduce._spreads
+
+    def spreads(self, objective, family):
+        out = original(self, objective, family)
+        carried.append(out[0] is not None)
+        return out
+
+    monkeypatch.setattr(MapReduce, "_spreads", spreads)
+    X, y = breast_cancer
+    numpy_fit = VANLogisticRegression().fit(X, y)
+    dask_fit = VANLogisticRegression().fit(da.from_array(X, chunks=(100, 30)),
+                                           da.from_array(y, chunks=100))
+    assert any(carried) and not carried[0]
+    assert _relative(dask_fit.coef_, numpy_fit.coef_) <= 1e-12
+    carried.clear()
+    VANLogisticRegression(objective="vi").fit(da.from_array(X, chunks=(100, 30)),
+                                              da.from_array(y, chunks=100))
+    assert carried and not any(carried)
 
 
 def test_multinomial_dask_fit_matches_the_numpy_fit(client):

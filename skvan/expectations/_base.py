@@ -47,6 +47,41 @@ def assemble_linear(objective, family, per_sample, hessian="exact"):
     return Expectations(value, gradient, objective.penalty.add_curvature(C, p2))
 
 
+def precision_grows(solver):
+    """Whether ``solver`` runs VO on full batches, where the precision is a running
+    sum: only then may one pass's predictor variances stand for later ones
+    (:meth:`LinearPredictorExpectation._carried`)."""
+    return getattr(solver.objective_, "name", None) == "vo" and not solver.batches_.stochastic
+
+
+def last_pass(objective, family, spread, top):
+    """What :func:`carry_ratio` needs of a pass over the rows that gave ``spread``
+    (its largest variance ``top``) under ``family``, or None where the family's
+    precision is not a matrix (a diagonal or Gram form)."""
+    P = getattr(family, "precision", None)
+    if not (isinstance(P, np.ndarray) and P.ndim == 2):
+        return None
+    # (the precision array itself: a family replaces it, never writes into it)
+    return (objective, family, P, spread, float(np.sum(family.marginal_variance())), top)
+
+
+def carry_ratio(last, objective, family):
+    """The factor ``tr(Sigma) / tr(Sigma_s)`` (at most 1) that carries the variances
+    of the pass ``last`` (:func:`last_pass`) to ``family``, or None where they
+    may not be carried (:meth:`LinearPredictorExpectation._carried`)."""
+    if last is None:
+        return None
+    obj, fam, P_s, _, trace_s, top = last
+    if obj is not objective or fam is not family or top > CARRY_VARIANCE or not trace_s > 0:
+        return None
+    P = family.precision
+    if np.array_equal(P, P_s):
+        return 1.0  # the same precision (a rejected step restored it)
+    if lapack.dpotrf(P - P_s, lower=1, clean=0)[1] != 0:
+        return None
+    return min(float(np.sum(family.marginal_variance())) / trace_s, 1.0)
+
+
 class ExpectationEstimator(ABC):
     """Estimates expectations of an objective under a Gaussian family.
 
@@ -102,8 +137,7 @@ class LinearPredictorExpectation(ExpectationEstimator):
         """Note whether ``solver`` runs VO on full batches, where the precision is a
         running sum: only then may one pass's variances stand for later ones
         (:meth:`_carried`)."""
-        self._grows = (getattr(solver.objective_, "name", None) == "vo"
-                       and not solver.batches_.stochastic)
+        self._grows = precision_grows(solver)
         self._last_pass = None
 
     def check_objective(self, objective):
@@ -139,11 +173,8 @@ class LinearPredictorExpectation(ExpectationEstimator):
                 m, v = family.predictor_moments(objective.X, mean)
             else:
                 m, v = objective.predictors(mean), self._predictor_spread(objective, family)
-            P = getattr(family, "precision", None)
-            if self._grows and isinstance(P, np.ndarray) and P.ndim == 2:
-                # (the precision array itself: a family replaces it, never writes into it)
-                self._last_pass = (objective, family, P, v,
-                                   float(np.sum(family.marginal_variance())), float(np.max(v)))
+            if self._grows:
+                self._last_pass = last_pass(objective, family, v, float(np.max(v)))
         self._cache = (objective, family, family.version, v)
         return m, v
 
@@ -167,22 +198,8 @@ class LinearPredictorExpectation(ExpectationEstimator):
         ``q`` concentrates on the minimiser of ``f``; only the path there can
         change, within the fit's tolerance (``tests/test_expectations.py``). VI is
         left alone: its fixed point integrates over the variances."""
-        last = self._last_pass
-        if last is None or not self._grows:
-            return None
-        obj, fam, P_s, v_s, trace_s, top = last
-        if obj is not objective or fam is not family:
-            return None
-        if top > CARRY_VARIANCE or not trace_s > 0:
-            return None
-        P = family.precision
-        if np.array_equal(P, P_s):
-            return v_s  # the same precision (a rejected step restored it)
-        info = lapack.dpotrf(P - P_s, lower=1, clean=0)[1]
-        if info != 0:
-            return None
-        ratio = float(np.sum(family.marginal_variance())) / trace_s
-        return v_s * min(ratio, 1.0)
+        ratio = carry_ratio(self._last_pass if self._grows else None, objective, family)
+        return None if ratio is None else self._last_pass[3] * ratio
 
     @staticmethod
     def _negligible(objective, family):

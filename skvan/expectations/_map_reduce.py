@@ -5,16 +5,35 @@ import copy
 
 import numpy as np
 
-from ._base import ExpectationEstimator, Expectations
+from ..objectives import LinearModelObjective
+from ._base import (ExpectationEstimator, Expectations, carry_ratio, last_pass,
+                    precision_grows)
 
 
-def _chunk_expectations(X, y, w, spec, inner, family, hessian):
-    """The chunk's data term's expectations under ``family`` (where the chunk lives)."""
-    return tuple(inner(spec.objective(X, y, w), family, hessian=hessian))
+def _seeded(inner, objective, family, spread):
+    """A copy of ``inner`` (its caches this chunk's alone), holding the carried
+    predictor variances ``spread`` of ``objective`` under ``family`` (None: a
+    pass over the chunk computes them)."""
+    inner = copy.copy(inner)
+    if spread is not None:
+        inner._cache = (objective, family, family.version, spread)
+    return inner
 
 
-def _chunk_value(X, y, w, spec, inner, family, mean):
-    return inner.value(spec.objective(X, y, w), family, mean)
+def _chunk_expectations(X, y, w, spread, spec, inner, family, hessian):
+    """The chunk's data term's expectations under ``family`` (where the chunk
+    lives), with the rows' predictor variances ``spread`` where they are carried;
+    returns ``(value, gradient, curvature, variances)``, the last those of this
+    pass (None where ``spread`` was given)."""
+    objective = spec.objective(X, y, w)
+    inner = _seeded(inner, objective, family, spread)
+    value, gradient, curvature = tuple(inner(objective, family, hessian=hessian))[:3]
+    return value, gradient, curvature, None if spread is not None else inner._cache[3]
+
+
+def _chunk_value(X, y, w, spread, spec, inner, family, mean):
+    objective = spec.objective(X, y, w)
+    return _seeded(inner, objective, family, spread).value(objective, family, mean)
 
 
 class MapReduce(ExpectationEstimator):
@@ -44,10 +63,15 @@ class MapReduce(ExpectationEstimator):
     def __init__(self, inner):
         self.inner = inner
         self._prepared = None
+        self._grows = False
+        self._last_pass = None
 
     def reset(self, solver):
-        """Forget a previous run's prepared pass."""
+        """Forget a previous run's passes; note whether this run may carry
+        predictor variances (VO on the full data)."""
         self._prepared = None
+        self._grows = precision_grows(solver)
+        self._last_pass = None
 
     def check_objective(self, objective):
         from ..objectives._chunked import ChunkedObjective
@@ -70,21 +94,39 @@ class MapReduce(ExpectationEstimator):
         p0, p1, p2 = objective.penalty.expectation_under(family, family.mean, hessian)
         return Expectations(value + p0, gradient + p1, objective.penalty.add_curvature(C, p2))
 
-    def _data_terms(self, objective, family, hessian):
-        """The data term's value, gradient and curvature under ``family``: one pass."""
-        parts = objective.chunks.map(_chunk_expectations, objective.spec, self.inner, family,
-                                     hessian)
+    def _data_terms(self, objective, family, hessian, at=None):
+        """The data term's value, gradient and curvature under ``family`` (``at``:
+        the same covariance at another mean): one pass."""
+        spreads = self._spreads(objective, family)
+        parts = objective.chunks.map(_chunk_expectations, objective.spec, self.inner,
+                                     family if at is None else at, hessian, each=spreads)
+        if self._grows and spreads[0] is None and isinstance(objective.prototype(),
+                                                              LinearModelObjective):
+            # The rows' variances come back (n floats, not the chunks' n x p) and
+            # later passes under a grown precision send each chunk its own.
+            variances = [part[3] for part in parts]
+            top = max((float(np.max(v)) for v in variances if v.size), default=0.0)
+            self._last_pass = last_pass(objective, family, variances, top)
         return (float(sum(part[0] for part in parts)), np.sum([part[1] for part in parts], axis=0),
                 np.sum([part[2] for part in parts], axis=0))
+
+    def _spreads(self, objective, family):
+        """Per chunk, its carried predictor variances (the in-memory rule,
+        :meth:`~skvan.expectations.LinearPredictorExpectation._carried`), or Nones."""
+        ratio = carry_ratio(self._last_pass, objective, family)
+        if ratio is None:
+            return [None] * objective.chunks.n_chunks
+        return [v * ratio for v in self._last_pass[3]]
 
     def value(self, objective, family, mean, hessian=None):
         penalty = objective.penalty.expectation_under(family, mean)[0]
         if hessian is None:
-            parts = objective.chunks.map(_chunk_value, objective.spec, self.inner, family, mean)
+            parts = objective.chunks.map(_chunk_value, objective.spec, self.inner, family, mean,
+                                         each=self._spreads(objective, family))
             return float(sum(parts)) + penalty
         # q with the family's covariance, centred at the trial mean.
         moved = copy.copy(family)
         moved.mean = np.array(mean, dtype=np.float64)
-        terms = self._data_terms(objective, moved, hessian)
+        terms = self._data_terms(objective, family, hessian, at=moved)
         self._prepared = (objective, family.version, hessian, moved.mean, terms)
         return terms[0] + penalty
