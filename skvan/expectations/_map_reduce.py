@@ -20,15 +20,15 @@ def _seeded(inner, objective, family, spread):
     return inner
 
 
-def _chunk_expectations(X, y, w, spread, spec, inner, family, hessian):
+def _chunk_expectations(X, y, w, spread, spec, inner, family, hessian, keep):
     """The chunk's data term's expectations under ``family`` (where the chunk
     lives), with the rows' predictor variances ``spread`` where they are carried;
     returns ``(value, gradient, curvature, variances)``, the last those of this
-    pass (None where ``spread`` was given)."""
+    pass where ``keep`` asks for them and ``spread`` was not given (else None)."""
     objective = spec.objective(X, y, w)
     inner = _seeded(inner, objective, family, spread)
     value, gradient, curvature = tuple(inner(objective, family, hessian=hessian))[:3]
-    return value, gradient, curvature, None if spread is not None else inner._cache[3]
+    return value, gradient, curvature, inner._cache[3] if keep and spread is None else None
 
 
 def _chunk_value(X, y, w, spread, spec, inner, family, mean):
@@ -49,7 +49,11 @@ class MapReduce(ExpectationEstimator):
     at the trial mean, kept on the client: where the step is taken, the next
     iteration's expectations are those numbers, and an iteration makes one pass
     over the chunks instead of two (the chunks keep nothing between passes, as
-    an in-memory estimator keeps its per-row integrals).
+    an in-memory estimator keeps its per-row integrals). Under VO the rows'
+    predictor variances of a pass come back to the client too (one float per
+    row; for a binary or Gaussian model), and later passes carry them as an
+    in-memory fit does (``LinearPredictorExpectation._carried``): each chunk
+    gets its own, scaled.
 
     Parameters
     ----------
@@ -98,12 +102,14 @@ class MapReduce(ExpectationEstimator):
         """The data term's value, gradient and curvature under ``family`` (``at``:
         the same covariance at another mean): one pass."""
         spreads = self._spreads(objective, family)
+        # The rows' variances come back where they may be carried (n floats, not
+        # the chunks' n x p; not a multinomial model's n K^2) and later passes
+        # under a grown precision send each chunk its own.
+        keep = (self._grows and spreads[0] is None
+                and isinstance(objective.prototype(), LinearModelObjective))
         parts = objective.chunks.map(_chunk_expectations, objective.spec, self.inner,
-                                     family if at is None else at, hessian, each=spreads)
-        if self._grows and spreads[0] is None and isinstance(objective.prototype(),
-                                                              LinearModelObjective):
-            # The rows' variances come back (n floats, not the chunks' n x p) and
-            # later passes under a grown precision send each chunk its own.
+                                     family if at is None else at, hessian, keep, each=spreads)
+        if keep:
             variances = [part[3] for part in parts]
             top = max((float(np.max(v)) for v in variances if v.size), default=0.0)
             self._last_pass = last_pass(objective, family, variances, top)
@@ -112,7 +118,7 @@ class MapReduce(ExpectationEstimator):
 
     def _spreads(self, objective, family):
         """Per chunk, its carried predictor variances (the in-memory rule,
-        :meth:`~skvan.expectations.LinearPredictorExpectation._carried`), or Nones."""
+        ``LinearPredictorExpectation._carried``), or Nones."""
         ratio = carry_ratio(self._last_pass, objective, family)
         if ratio is None:
             return [None] * objective.chunks.n_chunks
