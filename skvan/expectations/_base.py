@@ -174,7 +174,7 @@ class LinearPredictorExpectation(ExpectationEstimator):
             else:
                 m, v = objective.predictors(mean), self._predictor_spread(objective, family)
             if self._grows:
-                self._last_pass = last_pass(objective, family, v, float(np.max(v)))
+                self._last_pass = last_pass(objective, family, v, float(np.max(v, initial=0.0)))
         self._cache = (objective, family, family.version, v)
         return m, v
 
