@@ -72,9 +72,11 @@ class MapReduce(ExpectationEstimator):
 
     def reset(self, solver):
         """Forget a previous run's passes; note whether this run may carry
-        predictor variances (VO on the full data)."""
+        predictor variances: VO on the full data, one predictor per row (their
+        variances come back as n floats; a multinomial model's would be n K^2)."""
         self._prepared = None
-        self._grows = precision_grows(solver)
+        self._grows = (precision_grows(solver)
+                       and isinstance(solver.f.prototype(), LinearModelObjective))
         self._last_pass = None
 
     def check_objective(self, objective):
@@ -103,10 +105,9 @@ class MapReduce(ExpectationEstimator):
         the same covariance at another mean): one pass."""
         spreads = self._spreads(objective, family)
         # The rows' variances come back where they may be carried (n floats, not
-        # the chunks' n x p; not a multinomial model's n K^2) and later passes
-        # under a grown precision send each chunk its own.
-        keep = (self._grows and spreads[0] is None
-                and isinstance(objective.prototype(), LinearModelObjective))
+        # the chunks' n x p) and later passes under a grown precision send each
+        # chunk its own.
+        keep = self._grows and spreads[0] is None
         parts = objective.chunks.map(_chunk_expectations, objective.spec, self.inner,
                                      family if at is None else at, hessian, keep, each=spreads)
         if keep:
