@@ -4,6 +4,8 @@ dask is optional (``pip install "skvan[dask]"``): nothing here imports it until
 an estimator is given a dask collection.
 """
 
+import operator
+
 import numpy as np
 
 
@@ -94,10 +96,16 @@ class DaskChunks:
         blocks_w = [None] * self.n_chunks if w is None else list(w.to_delayed().ravel())
         self._parts = list(zip(X.to_delayed().ravel(), y.to_delayed().ravel(), blocks_w))
 
-    def map(self, fn, *args, each=None):
+    def map(self, fn, *args, each=None, keep=False):
         """``[fn(X_c, y_c, w_c, *args) for each chunk c]``, computed by the active
         scheduler; ``args`` enter the graph once, shared by the tasks. With
-        ``each`` (one object per chunk), ``fn(X_c, y_c, w_c, each[c], *args)``."""
+        ``each`` (one object per chunk: a value, or a handle :meth:`map` returned
+        with ``keep``), ``fn(X_c, y_c, w_c, each[c], *args)``.
+
+        With ``keep``, ``fn`` returns a pair ``(small, kept)``: the ``small`` parts
+        come back (a list), the ``kept`` ones stay where their chunk's task ran
+        (on a cluster, in that worker's memory) and a list of handles to them is
+        returned too, for ``each`` of a later pass: ``(smalls, handles)``."""
         import dask
 
         shared = [dask.delayed(a, pure=False) for a in args]
@@ -106,4 +114,10 @@ class DaskChunks:
         else:
             tasks = [dask.delayed(fn, pure=True)(X, y, w, e, *shared)
                      for (X, y, w), e in zip(self._parts, each)]
-        return list(dask.compute(*tasks))
+        if not keep:
+            return list(dask.compute(*tasks))
+        # Both parts persisted in one graph (each task runs once): they stay where
+        # their chunk's task ran, and only the small ones are then gathered.
+        parts = dask.persist(*[dask.delayed(operator.getitem, pure=True)(t, i)
+                               for i in (0, 1) for t in tasks])
+        return list(dask.compute(*parts[:len(tasks)])), list(parts[len(tasks):])

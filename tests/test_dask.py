@@ -88,21 +88,29 @@ def test_a_dask_iteration_passes_over_the_chunks_once(client, breast_cancer, mon
     assert passes.count("_chunk_value") <= 1
 
 
-def test_a_dask_vo_fit_carries_its_predictor_variances_as_a_numpy_fit_does(client, breast_cancer,
-                                                                          monkeypatch):
-    """The rows' variances of the last pass come back to the client (n floats)
-    and each chunk gets its own, scaled, once they are all below
-    CARRY_VARIANCE: the passes a numpy fit skips, a dask fit skips too."""
+def _spy_on_carrying(monkeypatch):
+    """A list that records, for each pass of a dask fit, whether it carried the
+    rows' predictor variances its chunks kept."""
     from skvan.expectations._map_reduce import MapReduce
 
     carried, original = [], MapReduce._spreads
 
     def spreads(self, objective, family):
         out = original(self, objective, family)
-        carried.append(out[0] is not None)
+        carried.append(out[1] is not None)
         return out
 
     monkeypatch.setattr(MapReduce, "_spreads", spreads)
+    return carried
+
+
+def test_a_dask_vo_fit_carries_its_predictor_variances_as_a_numpy_fit_does(client, breast_cancer,
+                                                                          monkeypatch):
+    """The rows' variances of the last pass stay with their chunks and each
+    chunk scales its own once they are all below CARRY_VARIANCE: the passes a
+    numpy fit skips, a dask fit skips too."""
+    carried = _spy_on_carrying(monkeypatch)
+
     X, y = breast_cancer
     numpy_fit = VANLogisticRegression().fit(X, y)
     dask_fit = VANLogisticRegression().fit(da.from_array(X, chunks=(100, 30)),
@@ -115,15 +123,19 @@ def test_a_dask_vo_fit_carries_its_predictor_variances_as_a_numpy_fit_does(clien
     assert carried and not any(carried)
 
 
-def test_multinomial_dask_fit_matches_the_numpy_fit(client):
+def test_multinomial_dask_fit_matches_the_numpy_fit(client, monkeypatch):
+    """Its rows' K x K covariances stay on the workers and are carried as a numpy
+    fit carries them: the same passes, the same coefficients."""
     from sklearn.datasets import load_digits
     from sklearn.preprocessing import StandardScaler
 
     X, y = load_digits(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     numpy_fit = VANLogisticRegression().fit(X, y)
+    carried = _spy_on_carrying(monkeypatch)
     dask_fit = VANLogisticRegression().fit(da.from_array(X, chunks=(400, 64)), y)
-    assert _relative(dask_fit.coef_, numpy_fit.coef_) <= 1e-8
+    assert any(carried) and not carried[0]
+    assert _relative(dask_fit.coef_, numpy_fit.coef_) <= 1e-12
     np.testing.assert_array_equal(dask_fit.classes_, numpy_fit.classes_)
     np.testing.assert_allclose(dask_fit.predict_proba(X), numpy_fit.predict_proba(X), atol=1e-10)
 

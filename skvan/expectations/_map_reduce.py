@@ -5,7 +5,7 @@ import copy
 
 import numpy as np
 
-from ..objectives import LinearModelObjective
+from ..objectives import LinearModelObjective, MultinomialObjective
 from ._base import (ExpectationEstimator, Expectations, carry_ratio, last_pass,
                     precision_grows)
 
@@ -20,20 +20,31 @@ def _seeded(inner, objective, family, spread):
     return inner
 
 
-def _chunk_expectations(X, y, w, spread, spec, inner, family, hessian, keep):
+def _carried(kept, ratio):
+    """The chunk's carried variances: those its worker kept from the last pass,
+    times ``ratio`` (None where they are not carried)."""
+    return None if kept is None or ratio is None else kept * ratio
+
+
+def _chunk_expectations(X, y, w, kept, spec, inner, family, hessian, ratio, keep):
     """The chunk's data term's expectations under ``family`` (where the chunk
-    lives), with the rows' predictor variances ``spread`` where they are carried;
-    returns ``(value, gradient, curvature, variances)``, the last those of this
-    pass where ``keep`` asks for them and ``spread`` was not given (else None)."""
+    lives), with its rows' kept predictor variances, scaled by ``ratio``, where
+    they are carried: ``(value, gradient, curvature)``. With ``keep`` (a pass
+    that computed them), ``((value, gradient, curvature, largest), variances)``:
+    the variances stay on the worker (:meth:`~skvan._dask.DaskChunks.map`), only
+    the largest of them comes back."""
     objective = spec.objective(X, y, w)
-    inner = _seeded(inner, objective, family, spread)
-    value, gradient, curvature = tuple(inner(objective, family, hessian=hessian))[:3]
-    return value, gradient, curvature, inner._cache[3] if keep and spread is None else None
+    inner = _seeded(inner, objective, family, _carried(kept, ratio))
+    terms = tuple(inner(objective, family, hessian=hessian))[:3]
+    if not keep:
+        return terms
+    variances = inner._cache[3]
+    return (*terms, float(np.max(variances, initial=0.0))), variances
 
 
-def _chunk_value(X, y, w, spread, spec, inner, family, mean):
+def _chunk_value(X, y, w, kept, spec, inner, family, mean, ratio):
     objective = spec.objective(X, y, w)
-    return _seeded(inner, objective, family, spread).value(objective, family, mean)
+    return _seeded(inner, objective, family, _carried(kept, ratio)).value(objective, family, mean)
 
 
 class MapReduce(ExpectationEstimator):
@@ -49,11 +60,12 @@ class MapReduce(ExpectationEstimator):
     at the trial mean, kept on the client: where the step is taken, the next
     iteration's expectations are those numbers, and an iteration makes one pass
     over the chunks instead of two (the chunks keep nothing between passes, as
-    an in-memory estimator keeps its per-row integrals). Under VO the rows'
-    predictor variances of a pass come back to the client too (one float per
-    row; for a binary or Gaussian model), and later passes carry them as an
-    in-memory fit does (``LinearPredictorExpectation._carried``): each chunk
-    gets its own, scaled.
+    an in-memory estimator keeps its per-row integrals). Under VO a pass that
+    computes the rows' predictor variances (a multinomial model's ``K x K``
+    covariances) leaves them where each chunk lives (on a cluster, in its
+    worker's memory; only their largest comes back), and later passes carry
+    them as an in-memory fit does (``LinearPredictorExpectation._carried``):
+    each chunk scales its own.
 
     Parameters
     ----------
@@ -72,11 +84,10 @@ class MapReduce(ExpectationEstimator):
 
     def reset(self, solver):
         """Forget a previous run's passes; note whether this run may carry
-        predictor variances: VO on the full data, one predictor per row (their
-        variances come back as n floats; a multinomial model's would be n K^2)."""
+        predictor variances: VO on the full data of a linear or multinomial model."""
         self._prepared = None
-        self._grows = (precision_grows(solver)
-                       and isinstance(solver.f.prototype(), LinearModelObjective))
+        self._grows = (precision_grows(solver) and isinstance(
+            solver.f.prototype(), (LinearModelObjective, MultinomialObjective)))
         self._last_pass = None
 
     def check_objective(self, objective):
@@ -103,33 +114,37 @@ class MapReduce(ExpectationEstimator):
     def _data_terms(self, objective, family, hessian, at=None):
         """The data term's value, gradient and curvature under ``family`` (``at``:
         the same covariance at another mean): one pass."""
-        spreads = self._spreads(objective, family)
-        # The rows' variances come back where they may be carried (n floats, not
-        # the chunks' n x p) and later passes under a grown precision send each
-        # chunk its own.
-        keep = self._grows and spreads[0] is None
-        parts = objective.chunks.map(_chunk_expectations, objective.spec, self.inner,
-                                     family if at is None else at, hessian, keep, each=spreads)
+        each, ratio = self._spreads(objective, family)
+        # A pass that computes the rows' variances where they may be carried
+        # leaves them with the chunks (n floats, or n K^2 for a multinomial
+        # model), and later passes under a grown precision scale their own.
+        keep = self._grows and ratio is None
+        out = objective.chunks.map(_chunk_expectations, objective.spec, self.inner,
+                                   family if at is None else at, hessian, ratio, keep,
+                                   each=each, keep=keep)
+        parts = out[0] if keep else out
         if keep:
-            variances = [part[3] for part in parts]
-            top = max((float(np.max(v)) for v in variances if v.size), default=0.0)
-            self._last_pass = last_pass(objective, family, variances, top)
+            top = max((part[3] for part in parts), default=0.0)
+            self._last_pass = last_pass(objective, family, out[1], top)
         return (float(sum(part[0] for part in parts)), np.sum([part[1] for part in parts], axis=0),
                 np.sum([part[2] for part in parts], axis=0))
 
     def _spreads(self, objective, family):
-        """Per chunk, its carried predictor variances (the in-memory rule,
-        ``LinearPredictorExpectation._carried``), or Nones."""
+        """``(each, ratio)``: per chunk, the handle of the predictor variances its
+        worker kept from the last pass, and the factor that carries them to
+        ``family`` (the in-memory rule, ``LinearPredictorExpectation._carried``);
+        Nones and None where they may not be carried."""
         ratio = carry_ratio(self._last_pass, objective, family)
         if ratio is None:
-            return [None] * objective.chunks.n_chunks
-        return [v * ratio for v in self._last_pass[3]]
+            return [None] * objective.chunks.n_chunks, None
+        return self._last_pass[3], ratio
 
     def value(self, objective, family, mean, hessian=None):
         penalty = objective.penalty.expectation_under(family, mean)[0]
         if hessian is None:
+            each, ratio = self._spreads(objective, family)
             parts = objective.chunks.map(_chunk_value, objective.spec, self.inner, family, mean,
-                                         each=self._spreads(objective, family))
+                                         ratio, each=each)
             return float(sum(parts)) + penalty
         # q with the family's covariance, centred at the trial mean.
         moved = copy.copy(family)
