@@ -25,8 +25,8 @@
    worker processes, on rows generated chunk by chunk on the workers (the client
    never holds them), against a numpy fit of the same rows in this process;
    minimum of alternating repeats. VANLogisticRegression (a map-reduce pass per
-   iteration) and VANLassoRegressor (one pass for its least squares), ``--dask``
-   alone.
+   iteration), VANLassoRegressor (one pass for its least squares) and a
+   4-class VANLogisticRegression on 20 of the features, ``--dask`` alone.
 
 Data: breast_cancer (569 x 30, b=10 as in the paper), digits 0-4 against 5-9
 (1797 x 64, b=100) and a generated 500,000 x 100 problem (b=100; 100,000 rows
@@ -275,6 +275,16 @@ def _generated_chunk(block_info=None, p=100):
     return np.column_stack([X, rng.random(len(X)) < expit(X @ w)])
 
 
+def _classes_chunk(block, block_info=None, p=20, k=4):
+    """Labels of ``k`` classes for rows of :func:`_generated_chunk`'s kind, drawn on
+    the worker that holds the chunk from a multinomial logit model on the first
+    ``p`` features."""
+    rng = np.random.default_rng([2, block_info[None]["chunk-location"][0]])
+    V = np.random.default_rng(3).standard_normal((p, k)) * 2.0 / np.sqrt(p)
+    scores = block[:, :p] @ V + rng.gumbel(size=(len(block), k))
+    return np.argmax(scores, axis=1).astype(np.float64)
+
+
 def dask_wall_time(quick, repeats=3):
     """A fit on a LocalCluster of 2 worker processes, the data generated chunk by
     chunk on the workers, against a numpy fit of the same rows in this process."""
@@ -295,25 +305,35 @@ def dask_wall_time(quick, repeats=3):
     try:
         data = data.persist()  # generated on the workers once, before any timing
         distributed.wait(data)
+        classes = data.map_blocks(_classes_chunk, drop_axis=1, dtype=np.float64,
+                                  chunks=(data.chunks[0],)).persist()
         X_dask, y_dask = data[:, :p], data[:, p]
         local = data.compute()  # only for the in-process peer
-        X, y = local[:, :p], local[:, p]
+        X, y, y_classes = local[:, :p], local[:, p], classes.compute()
         print(f"\ndask: {n} x {p} generated in {n // chunk} chunks on a LocalCluster of 2 worker "
               f"processes (1 thread each)")
         # The Lasso on the same rows (0/1 targets as a linear regression): its
         # least squares is one pass over the chunks, then no more data traffic.
-        for make in (lambda: VANLogisticRegression(C=C), lambda: VANLassoRegressor(alpha=1e-4)):
+        # Then a multinomial model: 4 classes drawn on the workers from the first
+        # 20 features (84 parameters).
+        cases = (("VANLogisticRegression", lambda: VANLogisticRegression(C=C), (X_dask, y_dask),
+                  (X, y)),
+                 ("VANLassoRegressor", lambda: VANLassoRegressor(alpha=1e-4), (X_dask, y_dask),
+                  (X, y)),
+                 ("VANLogisticRegression, 4 classes, 20 features", lambda: VANLogisticRegression(C=C),
+                  (X_dask[:, :20], classes), (X[:, :20], y_classes)))
+        for label, make, on_dask, in_process in cases:
             times = {"dask": [], "numpy": []}
             for _ in range(repeats):  # alternating, minimum of each
                 start = time.perf_counter()
-                on_cluster = make().fit(X_dask, y_dask)
+                on_cluster = make().fit(*on_dask)
                 times["dask"].append(time.perf_counter() - start)
                 start = time.perf_counter()
-                in_memory = make().fit(X, y)
+                in_memory = make().fit(*in_process)
                 times["numpy"].append(time.perf_counter() - start)
             diff = np.max(np.abs(on_cluster.coef_ - in_memory.coef_)) / np.max(np.abs(in_memory.coef_))
             iterations = [int(np.ravel(fit.n_iter_)[0]) for fit in (on_cluster, in_memory)]
-            print(f"  {type(in_memory).__name__}")
+            print(f"  {label}")
             print(f"    dask fit   {min(times['dask']):6.2f} s ({iterations[0]} iterations; "
                   f"all: {', '.join(f'{t:.2f}' for t in times['dask'])})")
             print(f"    numpy fit  {min(times['numpy']):6.2f} s ({iterations[1]} iterations; "
