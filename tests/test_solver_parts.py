@@ -364,3 +364,28 @@ def test_a_state_beyond_the_cap_takes_the_fallbacks_steps(breast_cancer, monkeyp
     assert np.array_equal(plain.coef_, capped.coef_) and plain.n_iter_[0] == capped.n_iter_[0]
     monkeypatch.setattr(steps, "ANDERSON_MAX_STATE", 31 + 31 * 32 // 2)
     assert _vi_fit(X, y, 5, monkeypatch).n_iter_[0] < plain.n_iter_[0]
+
+
+@pytest.mark.parametrize("needs", [(), ("moments",), ("sigma",), ("sigma", "precision")])
+def test_a_shipped_family_holds_what_the_chunks_need_and_nothing_more(needs, rng):
+    """``FullGaussian.shipped`` (what a dask pass sends): the matrices named are
+    those of the family itself, the others are left out (a chunk that reached
+    for one would fail loudly), and the mean, version and marginal variances
+    always go."""
+    p = 5
+    A = rng.randn(p, p)
+    q = FullGaussian(rng.randn(p), A @ A.T + p * np.eye(p))
+    X = rng.randn(7, p)
+    view = q.shipped(needs)
+    assert view.version == q.version and np.array_equal(view.mean, q.mean)
+    np.testing.assert_array_equal(view.marginal_variance(), q.marginal_variance())
+    assert view._chol is None and view._chol_inv is None
+    assert (view.precision is not None) == ("precision" in needs)
+    assert (view._cov is not None) == ("sigma" in needs)
+    assert (view._chol_inv_t is not None) == ("moments" in needs)
+    if "moments" in needs:
+        for got, want in zip(view.predictor_moments(X, view.mean), q.predictor_moments(X, q.mean)):
+            np.testing.assert_array_equal(got, want)
+    if "sigma" in needs:
+        np.testing.assert_array_equal(view.sigma, q.sigma)
+    assert q.precision is not None and q._chol is not None  # the family itself keeps all

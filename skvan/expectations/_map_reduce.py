@@ -54,7 +54,11 @@ class MapReduce(ExpectationEstimator):
     One call is one pass over the data: each chunk returns the value, gradient and
     curvature of its rows' data term under ``q`` (``q`` travels to the chunks, only
     ``p``-sized results come back) and the client adds them up, plus the
-    penalty's closed-form expectations. The ``p x p`` solve stays on the client.
+    penalty's closed-form expectations. The ``p x p`` solve stays on the client,
+    and ``q`` travels in the form the pass needs (``FullGaussian.shipped``:
+    ``L^-T`` where the rows' variances are computed, a multinomial model's
+    covariance; neither the precision nor its factors): one ``p x p`` matrix or
+    two, computed once, where three went and each chunk factored again.
 
     A step's first trial value (:meth:`value` with ``hessian``) is that same pass
     at the trial mean, kept on the client: where the step is taken, the next
@@ -80,14 +84,17 @@ class MapReduce(ExpectationEstimator):
         self.inner = inner
         self._prepared = None
         self._grows = False
+        self._multinomial = False
         self._last_pass = None
 
     def reset(self, solver):
         """Forget a previous run's passes; note whether this run may carry
         predictor variances: VO on the full data of a linear or multinomial model."""
         self._prepared = None
-        self._grows = (precision_grows(solver) and isinstance(
-            solver.f.prototype(), (LinearModelObjective, MultinomialObjective)))
+        prototype = solver.f.prototype()
+        self._multinomial = isinstance(prototype, MultinomialObjective)
+        self._grows = precision_grows(solver) and isinstance(
+            prototype, (LinearModelObjective, MultinomialObjective))
         self._last_pass = None
 
     def check_objective(self, objective):
@@ -120,14 +127,25 @@ class MapReduce(ExpectationEstimator):
         # model), and later passes under a grown precision scale their own.
         keep = self._grows and ratio is None
         out = objective.chunks.map(_chunk_expectations, objective.spec, self.inner,
-                                   family if at is None else at, hessian, ratio, keep,
-                                   each=each, keep=keep)
+                                   self._shipped(family if at is None else at, ratio), hessian,
+                                   ratio, keep, each=each, keep=keep)
         parts = out[0] if keep else out
         if keep:
             top = max((part[3] for part in parts), default=0.0)
             self._last_pass = last_pass(objective, family, out[1], top)
         return (float(sum(part[0] for part in parts)), np.sum([part[1] for part in parts], axis=0),
                 np.sum([part[2] for part in parts], axis=0))
+
+    def _shipped(self, family, ratio):
+        """``family`` as a pass's chunks need it (``shipped``): the matrices for the
+        rows' predictor variances where they are not carried (``L^-T``; a
+        multinomial model's covariances read the covariance and the precision's
+        pattern), and a multinomial model's covariance for its gauge term."""
+        if self._multinomial:
+            needs = ("sigma",) if ratio is not None else ("sigma", "precision")
+        else:
+            needs = () if ratio is not None else ("moments",)
+        return family.shipped(needs) if hasattr(family, "shipped") else family
 
     def _spreads(self, objective, family):
         """``(each, ratio)``: per chunk, the handle of the predictor variances its
@@ -143,8 +161,8 @@ class MapReduce(ExpectationEstimator):
         penalty = objective.penalty.expectation_under(family, mean)[0]
         if hessian is None:
             each, ratio = self._spreads(objective, family)
-            parts = objective.chunks.map(_chunk_value, objective.spec, self.inner, family, mean,
-                                         ratio, each=each)
+            parts = objective.chunks.map(_chunk_value, objective.spec, self.inner,
+                                         self._shipped(family, ratio), mean, ratio, each=each)
             return float(sum(parts)) + penalty
         # q with the family's covariance, centred at the trial mean.
         moved = copy.copy(family)

@@ -18,6 +18,8 @@ of ``P`` below ``1e-12`` times its largest one are raised to that floor, so ``P`
 is always invertible.
 """
 
+import copy
+
 import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
@@ -61,6 +63,11 @@ class _Gaussian:
         the family's form (:meth:`data_curvature`)."""
         return (objective.data_gradient(raw_gradient),
                 self.data_curvature(objective, raw_curvature))
+
+    def shipped(self, needs=()):
+        """What to send where row chunks live (:class:`~skvan.expectations.MapReduce`):
+        this family (its parameters are vectors)."""
+        return self
 
 
 class FullGaussian(_Gaussian):
@@ -176,6 +183,30 @@ class FullGaussian(_Gaussian):
     def finalize(self):
         """Compute the covariance the fitted attributes read (cached)."""
         _ = self.sigma
+
+    def shipped(self, needs=()):
+        """What to send where row chunks live (:class:`~skvan.expectations.MapReduce`):
+        a copy holding the ``p x p`` matrices ``needs`` names, computed here once,
+        and no others. "moments": ``L^-T``, for the rows' predictor variances
+        (:meth:`predictor_moments`); "sigma": the covariance; "precision". A pass
+        whose variances are carried needs none (the predictors need the mean
+        alone); the precision, its factor and ``L^-1`` would otherwise travel
+        with every pass (10 MB at 650 parameters), and each chunk would factor
+        what it needs again. The marginal variances (a vector) always go."""
+        self.marginal_variance()
+        if "moments" in needs and self._diagonal is None:
+            self._inverse_factor_t()
+        if "sigma" in needs:
+            _ = self.sigma
+        view = copy.copy(self)
+        view._chol = view._chol_inv = None
+        if "moments" not in needs:
+            view._chol_inv_t = None
+        if "sigma" not in needs:
+            view._cov = None
+        if "precision" not in needs:
+            view.precision = None
+        return view
 
     def _inverse_factor(self):
         """``L^-1`` (``P = L L^T``), computed once per precision (LAPACK trtri, which
