@@ -118,17 +118,21 @@ class MapReduce(ExpectationEstimator):
         p0, p1, p2 = objective.penalty.expectation_under(family, family.mean, hessian)
         return Expectations(value + p0, gradient + p1, objective.penalty.add_curvature(C, p2))
 
-    def _data_terms(self, objective, family, hessian, at=None):
-        """The data term's value, gradient and curvature under ``family`` (``at``:
-        the same covariance at another mean): one pass."""
+    def _data_terms(self, objective, family, hessian, mean=None):
+        """The data term's value, gradient and curvature under ``family`` (``mean``:
+        the same covariance centred there): one pass."""
         each, ratio = self._spreads(objective, family)
         # A pass that computes the rows' variances where they may be carried
         # leaves them with the chunks (n floats, or n K^2 for a multinomial
         # model), and later passes under a grown precision scale their own.
         keep = self._grows and ratio is None
-        out = objective.chunks.map(_chunk_expectations, objective.spec, self.inner,
-                                   self._shipped(family if at is None else at, ratio), hessian,
-                                   ratio, keep, each=each, keep=keep)
+        shipped = self._shipped(family, ratio)
+        if mean is not None:
+            # (a copy: a family whose parameters are vectors ships itself)
+            shipped = copy.copy(shipped)
+            shipped.mean = mean
+        out = objective.chunks.map(_chunk_expectations, objective.spec, self.inner, shipped,
+                                   hessian, ratio, keep, each=each, keep=keep)
         parts = out[0] if keep else out
         if keep:
             top = max((part[3] for part in parts), default=0.0)
@@ -164,9 +168,7 @@ class MapReduce(ExpectationEstimator):
             parts = objective.chunks.map(_chunk_value, objective.spec, self.inner,
                                          self._shipped(family, ratio), mean, ratio, each=each)
             return float(sum(parts)) + penalty
-        # q with the family's covariance, centred at the trial mean.
-        moved = copy.copy(family)
-        moved.mean = np.array(mean, dtype=np.float64)
-        terms = self._data_terms(objective, family, hessian, at=moved)
-        self._prepared = (objective, family.version, hessian, moved.mean, terms)
+        mean = np.array(mean, dtype=np.float64)
+        terms = self._data_terms(objective, family, hessian, mean)
+        self._prepared = (objective, family.version, hessian, mean, terms)
         return terms[0] + penalty
