@@ -199,7 +199,7 @@ class FullGaussian(_Gaussian):
         if "sigma" in needs:
             _ = self.sigma
         view = copy.copy(self)
-        view._chol = view._chol_inv = None
+        view._chol = view._chol_inv = view._upper = None
         if "moments" not in needs:
             view._chol_inv_t = None
         if "sigma" not in needs:
