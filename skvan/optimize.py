@@ -69,6 +69,7 @@ _STATUS = {
     "stopped": (3, "Stopped by the callback."),
     "flat": (4, MESSAGES["flat"] + " f may be constant over a wide region, or its values "
                 "too coarse for the ranks to tell the draws apart."),
+    "stuck": (5, MESSAGES["stuck"]),
 }
 
 
@@ -794,7 +795,7 @@ class VANOptimizer:
         Completed iterations (calls of :meth:`tell`).
     nfev, njev, nhev : int
         Points told, with gradients, with Hessians.
-    status : {None, "converged", "stalled", "max_iter", "diverged", "flat"}
+    status : {None, "converged", "stalled", "stuck", "max_iter", "diverged", "flat"}
         None while running.
     stop : bool
         Whether the run has ended (then :meth:`ask` raises).

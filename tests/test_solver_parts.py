@@ -19,7 +19,7 @@ from skvan.objectives import (
     NoPenalty,
     SquaredLoss,
 )
-from skvan.van._solver import STALL_REJECTIONS
+from skvan.van._solver import STALL_REJECTIONS, warn_unconverged
 from skvan.van import (
     VO,
     BetaBacktrack,
@@ -259,11 +259,15 @@ def test_default_tol_keeps_its_promise(name):
     assert err <= 1e-4 * np.abs(ref.coef_).max()
 
 
-def _vi_fit(X, y, memory, monkeypatch, **params):
-    """A VI fit with ``memory`` residuals in VI's default step (0: none)."""
+def _vi_fit(X, y, memory, monkeypatch, stuck=False, **params):
+    """A VI fit with ``memory`` residuals in VI's default step (0: none); with
+    ``stuck``, one that the safeguard stops with its mean still moving (it warns)."""
     import skvan.van._steps as steps
 
     monkeypatch.setattr(steps, "ANDERSON_MEMORY", memory)
+    if stuck:
+        with pytest.warns(ConvergenceWarning, match="still moving"):
+            return VANLogisticRegression(objective="vi", max_iter=500, **params).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         return VANLogisticRegression(objective="vi", max_iter=500, **params).fit(X, y)
@@ -288,10 +292,12 @@ def test_anderson_reaches_the_vi_optimum_in_fewer_iterations(data, request, monk
 
 def test_a_contracting_vi_iteration_is_left_as_it_is(breast_cancer, monkeypatch):
     """Where every plain step decreases the objective and is shorter than the one
-    before (a strong prior, and the Gauss-Newton curvature, which the
-    acceleration leaves alone), the fit is the fallback's to the last bit."""
+    before (a strong prior), and under the Gauss-Newton curvature, which the
+    acceleration leaves alone, the fit is the fallback's to the last bit. (The
+    Gauss-Newton fixed point is not a stationary point of the VI objective: near
+    it the safeguard rejects every step, and the run stops "stuck" and warns.)"""
     X, y = breast_cancer
-    for params in (dict(C=0.01), dict(hessian="gauss_newton")):
+    for params in (dict(C=0.01), dict(hessian="gauss_newton", stuck=True)):
         plain, fast = (_vi_fit(X, y, m, monkeypatch, **params) for m in (0, 5))
         assert plain.n_iter_[0] == fast.n_iter_[0]
         assert np.array_equal(plain.coef_, fast.coef_)
@@ -389,3 +395,41 @@ def test_a_shipped_family_holds_what_the_chunks_need_and_nothing_more(needs, rng
     if "sigma" in needs:
         np.testing.assert_array_equal(view.sigma, q.sigma)
     assert q.precision is not None and q._chol is not None  # the family itself keeps all
+
+
+class _AcceptFirst:
+    """A criterion that accepts the steps of the first ``n`` iterations, then none."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def prepare(self, solver):
+        pass
+
+    def __call__(self, solver, step):
+        return solver.iteration < self.n
+
+
+@pytest.mark.parametrize("n_accepted", [2, 0])
+def test_a_run_stuck_while_its_mean_moves_is_not_converged(n_accepted, rng):
+    """Every step rejected after the mean moved by more than tol in its last
+    accepted step: the run is "stuck", not converged, and it warns (a
+    multinomial VI fit of digits' 10 classes stopped so without a word).
+    Rejected from the start, or once the mean has settled, it is "stalled"
+    (stationary)."""
+    f = _least_squares(rng)
+    family = FullGaussian(np.zeros(4), np.eye(4))
+    solver = VANSolver(f, ClosedForm(), family, schedule=GeometricSchedule(0.05, 1.0),
+                       step=BetaBacktrack(_AcceptFirst(n_accepted)), max_iter=50,
+                       stop=MeanContraction(1e-4))
+    result = solver.solve()
+    assert result.n_iter == n_accepted + STALL_REJECTIONS
+    if n_accepted:
+        assert result.status == "stuck" and not result.converged
+        with pytest.warns(ConvergenceWarning, match="still moving"):
+            warn_unconverged(result, 1e-4)
+    else:
+        assert result.status == "stalled" and result.converged
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            warn_unconverged(result, 1e-4)

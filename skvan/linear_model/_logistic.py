@@ -71,6 +71,9 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
     hessian : {"exact", "gauss_newton"}, default="exact"
         Curvature in the precision update: expected Hessian, or the Gauss-Newton
         curvature, here the sum of per-example gradient outer products (VAG).
+        Under ``objective="vi"`` on the full data the Gauss-Newton fixed point is
+        not the VI optimum, and the step safeguard, which checks the VI
+        objective, can stop the run short of it (it then warns).
     expectation : {"quadrature", "mc", "exact"}, default="quadrature"
         "quadrature": deterministic quadrature of each linear predictor (2 to 32
         Gauss-Hermite nodes, or a trapezoid rule for wide predictors, chosen per

@@ -949,6 +949,10 @@ class LassoCertificate:
         """The mean test's estimate of the distance left."""
         return self.mean_test.distance
 
+    def settled(self):
+        """The mean test's ``settled``."""
+        return self.mean_test.settled()
+
     def __call__(self, solver):
         """Whether the support of ``solver.family`` is certified (or the wait is over).
 

@@ -60,6 +60,8 @@ MESSAGES = {
     "converged": "The convergence test passed.",
     "stalled": "Stopped: no step decreased the objective beyond round-off, so the mean is "
                "stationary to working precision.",
+    "stuck": "Stopped: no step decreased the objective beyond round-off while the mean was "
+             "still moving by more than tol; it is not a fixed point to tol.",
     "max_iter": "Maximum number of iterations reached.",
     "diverged": "Stopped: the expected gradient or curvature was not finite.",
     "stopped": "Stopped by the callback.",
@@ -75,8 +77,8 @@ VANResult.__doc__ = """What :meth:`VANSolver.solve` returns.
 
 family : the final Gaussian (``family.mean``, ``family.precision``).
 n_iter : number of iterations run.
-status : "converged", "stalled", "max_iter", "diverged", "stopped" or "flat" (see
-    :data:`MESSAGES`); ``converged`` is true for the first two.
+status : "converged", "stalled", "stuck", "max_iter", "diverged", "stopped" or "flat"
+    (see :data:`MESSAGES`); ``converged`` is true for the first two.
 value : last expected objective ``E_q[f]`` (on the last minibatch when stochastic).
 n_data_passes : data passes used, counting a minibatch as its fraction of the data.
 history : list of per-iteration dicts (``value``, ``step``, ``beta``, ``alpha``).
@@ -182,7 +184,8 @@ class VANSolver:
             self.status = "converged"
             return True
         if self.stalled():
-            self.status = "stalled"
+            settled = getattr(self.stop_, "settled", None)
+            self.status = "stalled" if settled is None or settled() else "stuck"
             return True
         if self.flat_iterations >= FLAT_ITERATIONS:
             self.status = "flat"
@@ -331,7 +334,8 @@ class VANSolver:
 def warn_unconverged(result, tol=None, advice=""):
     """Warn, at the user's line, that a run ended without converging.
 
-    A diverged run says so; a run that hit ``max_iter`` names the last mean change
+    A diverged run says so; so does a stuck one (every step rejected while the mean
+    still moved by more than ``tol``); a run that hit ``max_iter`` names the last mean change
     (over the last data pass when stochastic), ``tol`` and ``advice`` (what to change under the current settings). Runs that
     converged or were stopped by a callback do not warn.
     """
@@ -340,6 +344,16 @@ def warn_unconverged(result, tol=None, advice=""):
             f"VAN stopped at iteration {result.n_iter + 1}: the expected gradient or "
             "curvature is not finite. The result is the last finite iterate; rescale "
             "the features or reduce beta.",
+            ConvergenceWarning,
+        )
+    elif result.status == "stuck":
+        last = next((h["step"] for h in reversed(result.history) if h["alpha"] > 0), np.nan)
+        warn_user(
+            f"VAN stopped at iteration {result.n_iter}: no step decreased the objective "
+            f"beyond round-off while the mean was still moving (last accepted change "
+            f"{last:.3g}" + (f", tol={tol:g}" if tol is not None else "") + "). The "
+            "expected objective's values, or its curvature, are not accurate enough there "
+            "for the step safeguard; the result is not a fixed point to tol.",
             ConvergenceWarning,
         )
     elif result.status == "max_iter":

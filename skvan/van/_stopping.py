@@ -98,6 +98,15 @@ class MeanContraction:
         """Forget the steps of a previous run."""
         self._steps = deque(maxlen=WINDOW + 1)
         self.distance = np.inf
+        self._accepted = (0.0, 1.0)
+
+    def settled(self):
+        """Whether the last accepted step moved the mean by at most ``tol`` times
+        its scale: a run whose later steps all fail the safeguard has then
+        stopped where the mean settled, not on its way there (the solver's
+        "stalled" against "stuck")."""
+        d, scale = self._accepted
+        return bool(d <= self.tol * scale)
 
     def __call__(self, solver):
         """Whether the mean has converged after this iteration (sets ``distance``)."""
@@ -122,6 +131,7 @@ class MeanContraction:
         self.distance = np.inf
         if solver.alpha == 0.0:
             return False
+        self._accepted = (d, scale)
         if d <= ROUNDOFF_ULPS * np.finfo(np.float64).eps * max(mean, 1e-12):
             # A change of a few ulps of the mean is round-off: the steps no longer
             # contract (their ratios are noise), and the mean is as close as it gets.
