@@ -5,25 +5,19 @@ import copy
 
 import numpy as np
 
-from ..objectives import LinearModelObjective, MultinomialObjective
-from ._base import (ExpectationEstimator, Expectations, carry_ratio, last_pass,
-                    precision_grows)
+from ..objectives import MultinomialObjective
+from ._base import (ExpectationEstimator, Expectations, LinearPredictorExpectation, carry_ratio,
+                    last_pass, precision_grows)
 
 
-def _seeded(inner, objective, family, spread):
-    """A copy of ``inner`` (its caches this chunk's alone), holding the carried
-    predictor variances ``spread`` of ``objective`` under ``family`` (None: a
-    pass over the chunk computes them)."""
+def _seeded(inner, objective, family, kept, ratio):
+    """A copy of ``inner`` (its caches this chunk's alone), holding the predictor
+    variances of ``objective`` its worker kept from the last pass, scaled by
+    ``ratio`` to ``family`` (either None: a pass over the chunk computes them)."""
     inner = copy.copy(inner)
-    if spread is not None:
-        inner._cache = (objective, family, family.version, spread)
+    if kept is not None and ratio is not None:
+        inner._cache = (objective, family, family.version, kept * ratio)
     return inner
-
-
-def _carried(kept, ratio):
-    """The chunk's carried variances: those its worker kept from the last pass,
-    times ``ratio`` (None where they are not carried)."""
-    return None if kept is None or ratio is None else kept * ratio
 
 
 def _chunk_expectations(X, y, w, kept, spec, inner, family, hessian, ratio, keep):
@@ -34,7 +28,7 @@ def _chunk_expectations(X, y, w, kept, spec, inner, family, hessian, ratio, keep
     the variances stay on the worker (:meth:`~skvan._dask.DaskChunks.map`), only
     the largest of them comes back."""
     objective = spec.objective(X, y, w)
-    inner = _seeded(inner, objective, family, _carried(kept, ratio))
+    inner = _seeded(inner, objective, family, kept, ratio)
     terms = tuple(inner(objective, family, hessian=hessian))[:3]
     if not keep:
         return terms
@@ -44,7 +38,7 @@ def _chunk_expectations(X, y, w, kept, spec, inner, family, hessian, ratio, keep
 
 def _chunk_value(X, y, w, kept, spec, inner, family, mean, ratio):
     objective = spec.objective(X, y, w)
-    return _seeded(inner, objective, family, _carried(kept, ratio)).value(objective, family, mean)
+    return _seeded(inner, objective, family, kept, ratio).value(objective, family, mean)
 
 
 class MapReduce(ExpectationEstimator):
@@ -89,12 +83,12 @@ class MapReduce(ExpectationEstimator):
 
     def reset(self, solver):
         """Forget a previous run's passes; note whether this run may carry
-        predictor variances: VO on the full data of a linear or multinomial model."""
+        predictor variances (VO on the full data, an inner estimator that keeps
+        them) and whether the model is multinomial (what a pass ships)."""
         self._prepared = None
-        prototype = solver.f.prototype()
-        self._multinomial = isinstance(prototype, MultinomialObjective)
-        self._grows = precision_grows(solver) and isinstance(
-            prototype, (LinearModelObjective, MultinomialObjective))
+        self._multinomial = isinstance(solver.f.prototype(), MultinomialObjective)
+        self._grows = precision_grows(solver) and isinstance(self.inner,
+                                                             LinearPredictorExpectation)
         self._last_pass = None
 
     def check_objective(self, objective):
