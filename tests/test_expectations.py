@@ -19,7 +19,7 @@ from skvan.objectives import (
     Objective,
     SquaredLoss,
 )
-from skvan.van import DiagonalGaussian, FullGaussian
+from skvan.van import DiagonalGaussian, FullGaussian, make_family
 
 
 def _problem(loss, rng, n=300, p=4):
@@ -510,3 +510,50 @@ def test_a_multinomial_fit_carries_covariances_below_those_of_the_last_pass(monk
     assert any(calls)
     monkeypatch.undo()
     _assert_carrying_keeps_the_fit(X, y, monkeypatch)
+
+
+@pytest.mark.parametrize("kind", ["full", "diag"])
+def test_gaussian_prior_term_closed_form_against_monte_carlo(kind):
+    """GaussianPriorTerm adds E_q[r], E_q[grad r] and P_0 for r the prior's
+    quadratic: against Monte Carlo under q and finite differences of its value in
+    the mean, and it leaves the inner estimator's curvature as it was."""
+    from skvan.expectations import ClosedForm, GaussianPriorTerm
+    from skvan.objectives import QuadraticObjective
+
+    rng = np.random.RandomState(0)
+    p = 4
+    A = rng.standard_normal((p, p))
+    P0 = A @ A.T + np.eye(p) if kind == "full" else rng.uniform(0.5, 2.0, p)
+    m0 = rng.standard_normal(p)
+    B = rng.standard_normal((p, p))
+    precision = B @ B.T + p * np.eye(p) if kind == "full" else rng.uniform(1.0, 3.0, p)
+    family = make_family(kind, rng.standard_normal(p), precision)
+    G = np.eye(p)
+    f = QuadraticObjective(G, np.zeros(p), 0.0)
+    inner = ClosedForm()
+    bare = inner(f, family)
+    kept = bare.curvature.copy()
+    e = GaussianPriorTerm(inner, m0, P0)(f, family)
+    np.testing.assert_array_equal(bare.curvature, kept)
+
+    def r(theta):  # (n, p) -> (n,)
+        d = theta - m0
+        return 0.5 * np.einsum("ni,ni->n", d, d * P0 if kind == "diag" else d @ P0)
+
+    theta = family.sample(400_000, rng)
+    values = r(theta)
+    prior_value = e.value - bare.value
+    err = np.std(values) / np.sqrt(len(values))
+    assert abs(prior_value - values.mean()) < 5 * err
+    grad_mc = ((theta - m0) * P0 if kind == "diag" else (theta - m0) @ P0).mean(0)
+    np.testing.assert_allclose(e.gradient - bare.gradient, grad_mc, atol=0.02)
+    extra = e.curvature - bare.curvature
+    np.testing.assert_allclose(extra, P0, rtol=1e-12, atol=1e-12)
+    # The value at another mean (same covariance) and its finite differences.
+    estimator = GaussianPriorTerm(inner, m0, P0)
+    h = 1e-6
+    fd = np.array([(estimator.value(f, family, family.mean + h * u)
+                    - estimator.value(f, family, family.mean - h * u)) / (2 * h)
+                   for u in np.eye(p)])
+    np.testing.assert_allclose(fd, e.gradient, rtol=1e-6, atol=1e-8)
+    assert estimator.value(f, family, family.mean) == pytest.approx(e.value, rel=1e-12)

@@ -168,6 +168,53 @@ def test_partial_fit_streams_towards_the_full_posterior(breast_cancer):
     assert 0.3 < np.median(ratio) < 3
 
 
+class _OneStepStream(VANLogisticRegression):
+    """The stream as it was before each batch's Bayes update was solved: its first
+    step only."""
+
+    _solves_batches = False
+
+
+def test_one_batch_of_partial_fit_is_the_vi_fit_under_the_prior(breast_cancer):
+    """A stream's first batch, solved, is VI on that batch under the prior N(0, C I):
+    without an intercept, the VI fit of the same rows (its L2 penalty the prior)."""
+    X, y = breast_cancer
+    rows = np.random.RandomState(0).permutation(len(y))[:60]
+    params = dict(C=0.5, fit_intercept=False, tol=1e-9)
+    stream = VANLogisticRegression(**params).partial_fit(X[rows], y[rows], classes=[0, 1])
+    vi = VANLogisticRegression(objective="vi", **params).fit(X[rows], y[rows])
+    np.testing.assert_allclose(stream.coef_, vi.coef_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(stream.sigma_, vi.sigma_, rtol=1e-6, atol=1e-12)
+
+
+def test_a_batch_update_starts_with_the_one_step_update(breast_cancer):
+    """The first iteration of a batch's update is the one-step update
+    ``P <- P + beta E[C]``, ``mu <- mu - beta P^-1 E[grad f]`` (on a batch whose
+    step the safeguard accepts)."""
+    X, y = breast_cancer
+    rows = slice(0, 100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # one iteration: unconverged
+        solved = VANLogisticRegression(max_iter=1).partial_fit(X[rows], y[rows], classes=[0, 1])
+    one = _OneStepStream().partial_fit(X[rows], y[rows], classes=[0, 1])
+    np.testing.assert_allclose(solved.coef_, one.coef_, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(solved.precision_, one.precision_, rtol=1e-12)
+
+
+def test_solved_batches_stream_closer_to_the_full_posterior(breast_cancer):
+    """One pass in 20 batches: the stream that solves each batch's update ends
+    nearer the full-data VI posterior's mean than the one-step stream (on
+    breast_cancer, 0.10 and 0.32 of its largest coefficient when written)."""
+    X, y = breast_cancer
+    vi = VANLogisticRegression(objective="vi").fit(X, y)
+    errors = []
+    for stream in (VANLogisticRegression(), _OneStepStream()):
+        for rows in np.array_split(np.random.RandomState(0).permutation(len(y)), 20):
+            stream.partial_fit(X[rows], y[rows], classes=[0, 1])
+        errors.append(np.abs(stream.coef_ - vi.coef_).max() / np.abs(vi.coef_).max())
+    assert errors[0] < 0.7 * errors[1]
+
+
 def test_partial_fit_errors(breast_cancer):
     X, y = breast_cancer
     with pytest.raises(ValueError, match="classes must be passed"):

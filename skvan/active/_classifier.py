@@ -123,6 +123,10 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
     103
     """
 
+    #: sVAN-Active makes one step per batch (Section 6.3 of the paper); the
+    #: estimator has no ``tol`` to solve a batch's update to.
+    _solves_batches = False
+
     _parameter_constraints = {
         **{k: v for k, v in VANLinearModel._parameter_constraints.items()
            if k not in ("objective", "beta_growth", "warm_start", "tol")},

@@ -5,6 +5,7 @@ from ._closed_form import ClosedForm
 from ._grid import GaussHermiteGrid, tensor_rule
 from ._cubature import SoftmaxCubature, expected_log_softmax, softmax_rule
 from ._map_reduce import MapReduce
+from ._prior import GaussianPriorTerm
 from ._monte_carlo import CumulativeScale, MonteCarlo, RankOnePath, rank_utilities
 from ._quadrature import (
     AUTO_NODES,
@@ -25,6 +26,7 @@ __all__ = [
     "Expectations",
     "GaussHermiteGrid",
     "GaussHermiteQuadrature",
+    "GaussianPriorTerm",
     "LinearPredictorExpectation",
     "MapReduce",
     "MonteCarlo",

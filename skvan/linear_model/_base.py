@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator
 
 from .._compat import Interval, StrOptions
 from .._data import as_design, column_statistics, issparse
-from ..expectations import make_expectation
+from ..expectations import GaussianPriorTerm, make_expectation
 from ..objectives._linear import check_entry_size
 from ..van import (
     AveragingSchedule,
@@ -49,10 +49,14 @@ class VANLinearModel(BaseEstimator):
     Subclasses build the objective, call :meth:`_solve` (a fit) or
     :meth:`_stream_step` (one streaming step) and set their attributes with
     :meth:`_unpack`; they may set ``_auto_growth``, the ``beta_growth="auto"`` of
-    full-batch VO.
+    full-batch VO, and ``_solves_batches``.
     """
 
     _auto_growth = AUTO_GROWTH_FULL_BATCH
+
+    #: Whether a stream of new rows (``stream_size=None``) solves each batch's Bayes
+    #: update to ``tol`` (:meth:`_stream_step`), or makes its first step only.
+    _solves_batches = True
 
     _parameter_constraints = {
         "beta": [Interval(Real, 0, None, closed="neither")],
@@ -227,11 +231,19 @@ class VANLinearModel(BaseEstimator):
         return "; or ".join(tips) + "."
 
     def _stream_step(self, f, family, random_state, n_steps, objective="vo"):
-        """One streaming step on ``f``, a batch's data term with its share of the
-        penalty, in place on ``family`` (``n_steps`` steps already taken).
+        """One streaming update on ``f``, a batch's data term with its share of the
+        penalty, in place on ``family`` (``n_steps`` updates already made).
 
         ``stream_size=None``: every row is a new observation and the update is
-        sequential Bayes, ``P <- P + beta E[C]``, ``mu <- mu - beta P^-1 E[grad f]``.
+        sequential Bayes. With deterministic expectations and the exact expected
+        Hessian it is the batch's Bayes update within the Gaussian family, VI on
+        ``f`` with the running ``q`` as its prior
+        (:class:`~skvan.expectations.GaussianPriorTerm`), solved to ``tol`` in at
+        most ``max_iter`` iterations; its first iteration is the one-step update
+        ``P <- P + beta E[C]``, ``mu <- mu - beta P^-1 E[grad f]``, which is all
+        that is made otherwise (sampled expectations have no fixed point to
+        solve for, and the Gauss-Newton curvature's is not VI's) and where
+        :attr:`_solves_batches` is False (sVAN-Active's step).
         ``stream_size=N``: the batch stands for a data set of ``N`` rows
         (``f`` multiplied by ``N / n_batch``) and the step is sVAN's
         (:class:`~skvan.van.AveragingSchedule`) under ``objective``, so that passes
@@ -240,13 +252,24 @@ class VANLinearModel(BaseEstimator):
         # A stream cannot rescale its columns (they come a batch at a time).
         check_entry_size(column_statistics(f.X)[0], f.X.shape[0])
         size = getattr(self, "stream_size", None)
+        expectation = make_expectation(self.expectation, self.n_mc_samples, f)
+        if (size is None and self._solves_batches and expectation.deterministic
+                and self.hessian == "exact"):
+            prior = GaussianPriorTerm(expectation, family.mean.copy(), family.precision.copy())
+            result = VANSolver(
+                f, prior, family, objective="vi", schedule=GeometricSchedule(self.beta),
+                hessian=self.hessian, stop=MeanContraction(self.tol), max_iter=self.max_iter,
+                random_state=random_state, verbose=self.verbose,
+            ).solve()
+            warn_unconverged(result, self.tol, "Increase max_iter.")
+            return
         if size is None:
             schedule, objective = GeometricSchedule(self.beta), "vo"
         else:
             f = f.multiplied(size / f.n_samples)
             schedule = AveragingSchedule(self.beta, start=n_steps)
         VANSolver(
-            f, make_expectation(self.expectation, self.n_mc_samples, f), family,
+            f, expectation, family,
             objective=objective, schedule=schedule, hessian=self.hessian,
             step=FullStep(), max_iter=1, random_state=random_state,
         ).solve()

@@ -230,7 +230,7 @@ class GaussianLogisticModel:
         return self._learn(X, y, self._sample_weight(X, y, sample_weight, stream=True))
 
     def _learn(self, X, y, sample_weight):
-        """One streaming VAN step on validated rows (``_stream_step``): the data term
+        """One streaming update on validated rows (``_stream_step``): the data term
         of the batch alone when each row is new (the prior entered once, at the
         start of the stream), or with its share ``n_batch / stream_size`` of the
         penalty when the stream repeats ``stream_size`` rows."""
