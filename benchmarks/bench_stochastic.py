@@ -210,41 +210,57 @@ def _plug_in(est, X):
     return expit(X @ np.ravel(est.coef_) + np.ravel(est.intercept_)[0])
 
 
+class _OneStepStream(VANLogisticRegression):
+    """partial_fit's update before 2026-11-27: each batch's first step only (the
+    step sVAN-Active still makes), where the default solves the batch's update."""
+
+    _solves_batches = False
+
+
 def one_pass(quick, splits=5):
     """The stream's held-out log-loss over the full-batch (VO) fit's, with two
     references a sequential-Bayes stream approximates: the full-batch VI posterior's
     averaged predictions, and the plug-in ones at its mean. The stream's plug-in
-    predictions are shown too, and the one pass of a VO stream (``stream_size=n``);
-    last, the relative gap of the training objective at the stream's mean (as in
-    part 1)."""
+    predictions are shown too, the one-step stream's (each batch's first step
+    only, the update before 2026-11-27) and the one pass of a VO stream
+    (``stream_size=n``); last, the relative gap of the training objective at the
+    stream's mean (as in part 1) and the distance of its mean from the full VI
+    posterior's (largest difference over the largest coefficient)."""
     print("\nOne pass of partial_fit in batches of 1% of the training rows: held-out log-loss "
           "over the full-batch (VO) fit's (mean and worst over splits)")
-    print(f"  {'':28s} {'stream':>18s} {'stream plug-in':>18s} {'stream_size=n':>18s} "
-          f"{'full VI':>18s} {'full VI plug-in':>18s}   stream's training gap")
+    print(f"  {'':28s} {'stream':>18s} {'stream plug-in':>18s} {'one-step stream':>18s} "
+          f"{'stream_size=n':>18s} {'full VI':>18s} {'full VI plug-in':>18s}   "
+          f"stream's training gap   mean to full VI's (one-step)")
     for name, X, y, _, _ in problems(quick):
-        ratios, gaps = [], []
+        ratios, gaps, distances = [], [], []
         for seed in range(splits if len(y) < 100_000 else 2):
             X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.25, random_state=seed,
                                                                 stratify=y)
             full = VANLogisticRegression(C=C).fit(X_train, y_train)
-            stream = VANLogisticRegression(C=C, random_state=seed)
             order = np.random.default_rng(seed).permutation(len(y_train))
-            for rows in np.array_split(order, 100):
-                stream.partial_fit(X_train[rows], y_train[rows], classes=[0, 1])
-            vo_stream = VANLogisticRegression(C=C, random_state=seed, stream_size=len(y_train))
-            for rows in np.array_split(order, 100):
-                vo_stream.partial_fit(X_train[rows], y_train[rows], classes=[0, 1])
+            streams = (VANLogisticRegression(C=C, random_state=seed),
+                       _OneStepStream(C=C, random_state=seed),
+                       VANLogisticRegression(C=C, random_state=seed, stream_size=len(y_train)))
+            for stream in streams:
+                for rows in np.array_split(order, 100):
+                    stream.partial_fit(X_train[rows], y_train[rows], classes=[0, 1])
+            stream, one_step, vo_stream = streams
             vi = VANLogisticRegression(C=C, objective="vi").fit(X_train, y_train)
             base = log_loss(y_test, full.predict_proba(X_test))
             gaps.append(Gap(X_train, y_train)(stream.coef_, stream.intercept_))
+            scale = np.abs(vi.coef_).max()
+            distances.append([np.abs(s.coef_ - vi.coef_).max() / scale for s in (stream, one_step)])
             ratios.append([log_loss(y_test, stream.predict_proba(X_test)) / base,
                            log_loss(y_test, _plug_in(stream, X_test)) / base,
+                           log_loss(y_test, one_step.predict_proba(X_test)) / base,
                            log_loss(y_test, vo_stream.predict_proba(X_test)) / base,
                            log_loss(y_test, vi.predict_proba(X_test)) / base,
                            log_loss(y_test, _plug_in(vi, X_test)) / base])
         ratios = np.array(ratios) - 1.0
         cells = " ".join(f"{m:+8.2%} ({w:+6.2%})" for m, w in zip(ratios.mean(0), ratios.max(0)))
-        print(f"  {name:28s} {cells}   {np.mean(gaps):.1e} ({np.max(gaps):.1e})", flush=True)
+        d = np.mean(distances, axis=0)
+        print(f"  {name:28s} {cells}   {np.mean(gaps):.1e} ({np.max(gaps):.1e})"
+              f"     {d[0]:.2e} ({d[1]:.2e})", flush=True)
 
 
 def stream_passes(quick, passes=60):

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.datasets import make_classification
+from sklearn.datasets import load_iris, make_classification
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
@@ -117,7 +117,6 @@ def test_sample_proba_shapes_and_seeding(breast_cancer):
 def test_multiclass_is_multinomial_and_one_vs_rest_is_a_wrapper():
     """More than two classes: one multinomial model (issue 13); one-vs-rest through
     OneVsRestClassifier, whose k-th estimator is the binary "k vs rest" model."""
-    from sklearn.datasets import load_iris
     from sklearn.multiclass import OneVsRestClassifier
 
     X, y = load_iris(return_X_y=True)
@@ -213,6 +212,20 @@ def test_solved_batches_stream_closer_to_the_full_posterior(breast_cancer):
             stream.partial_fit(X[rows], y[rows], classes=[0, 1])
         errors.append(np.abs(stream.coef_ - vi.coef_).max() / np.abs(vi.coef_).max())
     assert errors[0] < 0.7 * errors[1]
+
+
+def test_a_multinomial_stream_makes_one_step_per_batch():
+    """With more than two classes the cubature's curvature does not differentiate its
+    value everywhere (``differentiates_value`` False): a batch's update stays the
+    one-step update, which the safeguard of a solved one could stall short of."""
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    streams = (VANLogisticRegression(random_state=0), _OneStepStream(random_state=0))
+    for stream in streams:
+        for rows in np.array_split(np.random.RandomState(0).permutation(len(y)), 5):
+            stream.partial_fit(X[rows], y[rows], classes=[0, 1, 2])
+    np.testing.assert_array_equal(streams[0].coef_, streams[1].coef_)
+    np.testing.assert_array_equal(streams[0].precision_, streams[1].precision_)
 
 
 def test_partial_fit_errors(breast_cancer):

@@ -95,6 +95,11 @@ class ExpectationEstimator(ABC):
     #: may then safeguard steps on :meth:`value`.
     deterministic = False
 
+    #: True when the curvature is the derivative of the gradient of :meth:`value`
+    #: (Price's theorem holds for the estimate, to its accuracy): VI's fixed point
+    #: is then a stationary point of the objective its step safeguard checks.
+    differentiates_value = True
+
     def check_objective(self, objective):
         """Raise a TypeError naming what is missing if ``objective`` is not supported."""
 

@@ -76,6 +76,7 @@ class MapReduce(ExpectationEstimator):
 
     def __init__(self, inner):
         self.inner = inner
+        self.differentiates_value = inner.differentiates_value
         self._prepared = None
         self._grows = False
         self._multinomial = False

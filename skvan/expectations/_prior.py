@@ -37,6 +37,8 @@ class GaussianPriorTerm(ExpectationEstimator):
     ----------
     deterministic : bool
         ``inner``'s: the prior's term adds no noise.
+    differentiates_value : bool
+        ``inner``'s: the prior's term is exact.
 
     See Also
     --------
@@ -65,6 +67,7 @@ class GaussianPriorTerm(ExpectationEstimator):
         self.mean = mean
         self.precision = precision
         self.deterministic = inner.deterministic
+        self.differentiates_value = inner.differentiates_value
 
     def check_objective(self, objective):
         """``inner``'s check."""

@@ -235,14 +235,16 @@ class VANLinearModel(BaseEstimator):
         penalty, in place on ``family`` (``n_steps`` updates already made).
 
         ``stream_size=None``: every row is a new observation and the update is
-        sequential Bayes. With deterministic expectations and the exact expected
-        Hessian it is the batch's Bayes update within the Gaussian family, VI on
-        ``f`` with the running ``q`` as its prior
+        sequential Bayes. With deterministic expectations whose curvature
+        differentiates their value (not the multinomial model's cubature) and the
+        exact expected Hessian it is the batch's Bayes update within the Gaussian
+        family, VI on ``f`` with the running ``q`` as its prior
         (:class:`~skvan.expectations.GaussianPriorTerm`), solved to ``tol`` in at
         most ``max_iter`` iterations; its first iteration is the one-step update
         ``P <- P + beta E[C]``, ``mu <- mu - beta P^-1 E[grad f]``, which is all
         that is made otherwise (sampled expectations have no fixed point to
-        solve for, and the Gauss-Newton curvature's is not VI's) and where
+        solve for, and the Gauss-Newton curvature's or the cubature's is not a
+        stationary point of the objective VI's safeguard checks) and where
         :attr:`_solves_batches` is False (sVAN-Active's step).
         ``stream_size=N``: the batch stands for a data set of ``N`` rows
         (``f`` multiplied by ``N / n_batch``) and the step is sVAN's
@@ -254,7 +256,7 @@ class VANLinearModel(BaseEstimator):
         size = getattr(self, "stream_size", None)
         expectation = make_expectation(self.expectation, self.n_mc_samples, f)
         if (size is None and self._solves_batches and expectation.deterministic
-                and self.hessian == "exact"):
+                and expectation.differentiates_value and self.hessian == "exact"):
             prior = GaussianPriorTerm(expectation, family.mean.copy(), family.precision.copy())
             result = VANSolver(
                 f, prior, family, objective="vi", schedule=GeometricSchedule(self.beta),

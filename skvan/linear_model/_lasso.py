@@ -232,11 +232,13 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         rows.
     max_iter : int, default=1000
         Maximum number of VAN iterations, ``>= 1``; with ``batch_size``, of data
-        passes (scikit-learn's SGD convention).
+        passes (scikit-learn's SGD convention); with ``partial_fit`` of new rows,
+        of each batch's update.
     tol : float, default=1e-4
         Stop when the estimated distance of the mean to its fixed point is below
         ``tol`` times its largest entry, ``>= 0``; with ``batch_size``, when the
-        mean moved less than that over a data pass.
+        mean moved less than that over a data pass; with ``partial_fit`` of new
+        rows, each batch's update is solved to it.
     warm_start : bool, default=False
         Start ``fit`` from the previous ``coef_`` and ``intercept_``.
     random_state : int, RandomState instance or None, default=None
@@ -909,13 +911,16 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
 
     @available_if(lambda self: not self.positive)
     def partial_fit(self, X, y, sample_weight=None):
-        """One streaming VAN step on a batch, keeping the precision (not with
+        """One streaming VAN update on a batch, keeping the precision (not with
         ``positive``: the constraint is solved through all rows).
 
-        With ``stream_size=None`` each call applies, with constant ``beta``,
-        ``P <- P + beta E_q[hess f_B]`` and ``mu <- mu - beta P^-1 E_q[grad f_B]``, with
-        ``f_B`` the objective of the batch alone: its squared loss plus its share
-        ``alpha * sum_B s_i`` of the L1 term (sequential Bayes: every row is new).
+        With ``stream_size=None`` (sequential Bayes: every row is new) each call
+        updates ``q = N(m_0, P_0^-1)`` by ``f_B``, the objective of the batch
+        alone (its squared loss plus its share ``alpha * sum_B s_i`` of the L1
+        term): VI on ``f_B`` with ``q`` as its prior, solved to ``tol`` in at most
+        ``max_iter`` iterations of damping ``beta``, whose first iteration is
+        ``P <- P_0 + beta E_q[hess f_B]``, ``mu <- m_0 - beta P^-1 E_q[grad f_B]``
+        (all that is made with ``expectation="mc"`` or ``hessian="gauss_newton"``).
         With ``stream_size=N`` (batches from ``N`` rows passed over repeatedly)
         ``f_B`` is scaled by ``N / n_batch`` and the step is VO on sVAN's averaging
         schedule, so that the passes converge to the Lasso fit on the ``N`` rows. The first call starts from

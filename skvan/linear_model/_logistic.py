@@ -104,11 +104,13 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         rows.
     max_iter : int, default=100
         Maximum number of VAN iterations, ``>= 1``; with ``batch_size``, of data
-        passes (scikit-learn's SGD convention).
+        passes (scikit-learn's SGD convention); with ``partial_fit`` of new rows,
+        of each batch's update.
     tol : float, default=1e-4
         Stop when the estimated distance of the mean to its fixed point is below
         ``tol`` times its largest entry, ``>= 0``; with ``batch_size``, when the
-        mean moved less than that over a data pass.
+        mean moved less than that over a data pass; with ``partial_fit`` of new
+        rows, each batch's update is solved to it.
     warm_start : bool, default=False
         Start ``fit`` from the previous ``coef_`` and ``intercept_`` (the precision
         restarts from its initial value, since a VO precision is that of a
@@ -306,19 +308,26 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """One streaming VAN step on a batch, keeping the precision.
+        """One streaming VAN update on a batch, keeping the precision.
 
         The first call starts from the prior ``N(0, C I)`` over ``[coef, intercept]``
         (the intercept too gets a proper prior here: under a nearly flat one the
         first expected curvature would be nearly zero and the first step huge).
         What a call does depends on ``stream_size``:
 
-        - None (every row is new): with constant ``beta``,
-          ``P <- P + beta E_q[hess f_B]`` and ``mu <- mu - beta P^-1 E_q[grad f_B]``
-          for the data term ``f_B`` of the batch alone, whatever ``objective`` is:
-          sequential Bayes, a Newton step on the accumulated objective, so after
-          one pass over the data ``precision_`` approximates the full-data
-          posterior precision.
+        - None (every row is new): sequential Bayes, whatever ``objective`` is.
+          The batch's update of ``q = N(m_0, P_0^-1)`` by the likelihood of its
+          rows, ``exp(-f_B)``, within the Gaussian family: VI on ``f_B`` with
+          ``q`` as its prior (streaming variational Bayes), solved to ``tol`` in
+          at most ``max_iter`` iterations of damping ``beta``; at its fixed point
+          ``P = P_0 + E_q[hess f_B]`` and ``E_q[grad f_B] + P_0 (mu - m_0) = 0``.
+          Its first iteration is the one-step update ``P <- P_0 + beta
+          E_q[hess f_B]``, ``mu <- m_0 - beta P^-1 E_q[grad f_B]``, all that is
+          made with ``expectation="mc"``, ``hessian="gauss_newton"`` or more
+          than two classes (whose cubature's curvature does not differentiate
+          its value everywhere, so the safeguard can stall short of the fixed
+          point). After one pass over the data ``q`` approximates the full-data
+          VI posterior.
         - ``N`` (the batches come from ``N`` rows, passed over repeatedly): one
           sVAN step under ``objective`` on the batch's data term scaled by
           ``N / n_batch`` plus the penalty, on the averaging schedule (the
