@@ -19,6 +19,8 @@
    first ``k`` passes of a longer run.
 2. One pass of ``partial_fit`` in batches of 1% of the rows (each row seen once):
    held-out log-loss against the full-batch fit's, over random splits.
+   ``--stream-cost``: the wall time of that pass, solved batches against the
+   one-step stream (alternating repeats).
 3. ``partial_fit`` with ``stream_size=n`` over a stream that repeats the
    training rows (reshuffled each pass): passes to the same 1e-3 target.
 4. dask (skipped without it): wall time of a fit on a ``LocalCluster`` of two
@@ -34,7 +36,7 @@ Data: breast_cancer (569 x 30, b=10 as in the paper), digits 0-4 against 5-9
 with --quick). Features standardised, except the generated ones, whose scales
 span e^-1 to e^1.
 
-Run: python benchmarks/bench_stochastic.py [--quick] [--one-pass | --dask]
+Run: python benchmarks/bench_stochastic.py [--quick] [--one-pass | --stream-cost | --dask]
 """
 
 import argparse
@@ -263,6 +265,46 @@ def one_pass(quick, splits=5):
               f"     {d[0]:.2e} ({d[1]:.2e})", flush=True)
 
 
+def stream_cost(quick, repeats=3):
+    """Wall time of one pass of ``partial_fit`` in batches of 1% of the rows that
+    solves each batch's update (the default) over the one-step stream's, minimum
+    of ``repeats`` alternating repeats; with the mean number of VI iterations a
+    batch's update took."""
+    from skvan.van import VANSolver
+
+    print("\nOne pass of partial_fit in batches of 1% of the rows: wall time, solved "
+          f"batches over one step each (minimum of {repeats} alternating repeats)")
+    for name, X, y, _, _ in problems(quick):
+        order = np.random.default_rng(0).permutation(len(y))
+        batches = [(X[rows], y[rows]) for rows in np.array_split(order, 100)]
+        times = {"solved": [], "one step": []}
+        for _ in range(repeats):
+            for label, make in (("solved", VANLogisticRegression), ("one step", _OneStepStream)):
+                stream = make(C=C)
+                start = time.perf_counter()
+                for Xb, yb in batches:
+                    stream.partial_fit(Xb, yb, classes=[0, 1])
+                times[label].append(time.perf_counter() - start)
+        counts, solve = [], VANSolver.solve
+
+        def counting(solver):
+            result = solve(solver)
+            counts.append(result.n_iter)
+            return result
+
+        VANSolver.solve = counting
+        try:
+            stream = VANLogisticRegression(C=C)
+            for Xb, yb in batches:
+                stream.partial_fit(Xb, yb, classes=[0, 1])
+        finally:
+            VANSolver.solve = solve
+        solved, one = min(times["solved"]), min(times["one step"])
+        print(f"  {name:28s} solved {solved:7.3f} s   one step {one:7.3f} s   ratio "
+              f"{solved / one:5.2f}   VI iterations per batch {np.mean(counts):.1f} "
+              f"(max {max(counts)})", flush=True)
+
+
 def stream_passes(quick, passes=60):
     print("\npartial_fit with stream_size=n (an unbounded stream of the training rows, reshuffled "
           "each pass): passes to within 1e-3 of the optimal objective")
@@ -375,16 +417,22 @@ def main():
     parser.add_argument("--quick", action="store_true", help="100,000 generated rows")
     parser.add_argument("--one-pass", action="store_true",
                         help="only the one-pass partial_fit table")
+    parser.add_argument("--stream-cost", action="store_true",
+                        help="only the wall time of solved and one-step streams")
     parser.add_argument("--dask", action="store_true", help="only the dask wall times")
     args = parser.parse_args()
     if args.one_pass:
         one_pass(args.quick)
+        return
+    if args.stream_cost:
+        stream_cost(args.quick)
         return
     if args.dask:
         dask_wall_time(args.quick)
         return
     compare_passes(args.quick)
     one_pass(args.quick)
+    stream_cost(args.quick)
     stream_passes(args.quick)
     dask_wall_time(args.quick)
 
