@@ -196,8 +196,8 @@ def test_a_batch_update_starts_with_the_one_step_update(breast_cancer):
         warnings.simplefilter("ignore", ConvergenceWarning)  # one iteration: unconverged
         solved = VANLogisticRegression(max_iter=1).partial_fit(X[rows], y[rows], classes=[0, 1])
     one = _OneStepStream().partial_fit(X[rows], y[rows], classes=[0, 1])
-    np.testing.assert_allclose(solved.coef_, one.coef_, rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(solved.precision_, one.precision_, rtol=1e-12)
+    np.testing.assert_allclose(solved.coef_, one.coef_, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(solved.precision_, one.precision_, rtol=1e-10)
 
 
 def test_solved_batches_stream_closer_to_the_full_posterior(breast_cancer):

@@ -96,7 +96,8 @@ class ExpectationEstimator(ABC):
     deterministic = False
 
     #: True when the curvature is the derivative of the gradient of :meth:`value`
-    #: (Price's theorem holds for the estimate, to its accuracy): VI's fixed point
+    #: (Price's theorem holds for the estimate, to the rule's accuracy, in every
+    #: direction): VI's fixed point
     #: is then a stationary point of the objective its step safeguard checks.
     differentiates_value = True
 

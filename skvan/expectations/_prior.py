@@ -20,8 +20,9 @@ class GaussianPriorTerm(ExpectationEstimator):
     ``P = P_0 + E_q[hess f]`` and ``E_q[grad f] + P_0 (mu - m_0) = 0``. A stream
     (``partial_fit``) makes each batch's update that way, its prior the running
     ``q``: streaming variational Bayes (Broderick et al., 2013). The first VI
-    iteration from ``q = N(m_0, P_0^-1)`` with rate ``beta`` is the one-step
-    update ``P <- P_0 + beta E_q[hess f]``, ``mu <- m_0 - beta P^-1 E_q[grad f]``.
+    iteration from ``q = N(m_0, P_0^-1)`` with rate ``beta <= 1`` is the one-step
+    update ``P <- P_0 + beta E_q[hess f]``, ``mu <- m_0 - beta P^-1 E_q[grad f]``
+    (where the step safeguard accepts it).
 
     Parameters
     ----------

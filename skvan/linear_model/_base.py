@@ -240,8 +240,9 @@ class VANLinearModel(BaseEstimator):
         exact expected Hessian it is the batch's Bayes update within the Gaussian
         family, VI on ``f`` with the running ``q`` as its prior
         (:class:`~skvan.expectations.GaussianPriorTerm`), solved to ``tol`` in at
-        most ``max_iter`` iterations; its first iteration is the one-step update
-        ``P <- P + beta E[C]``, ``mu <- mu - beta P^-1 E[grad f]``, which is all
+        most ``max_iter`` iterations; its first iteration is (for ``beta <= 1``,
+        where the safeguard accepts it) the one-step update ``P <- P + beta
+        E[C]``, ``mu <- mu - beta P^-1 E[grad f]``, which is all
         that is made otherwise (sampled expectations have no fixed point to
         solve for, and the Gauss-Newton curvature's or the cubature's is not a
         stationary point of the objective VI's safeguard checks) and where
