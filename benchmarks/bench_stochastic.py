@@ -20,7 +20,8 @@
 2. One pass of ``partial_fit`` in batches of 1% of the rows (each row seen once):
    held-out log-loss against the full-batch fit's, over random splits.
    ``--stream-cost``: the wall time of that pass, solved batches against the
-   one-step stream (alternating repeats).
+   one-step stream (alternating repeats); and the Lasso's one pass (diabetes, a
+   generated regression): distance to one call on all rows and time ratio.
 3. ``partial_fit`` with ``stream_size=n`` over a stream that repeats the
    training rows (reshuffled each pass): passes to the same 1e-3 target.
 4. dask (skipped without it): wall time of a fit on a ``LocalCluster`` of two
@@ -45,7 +46,7 @@ import warnings
 
 import numpy as np
 from scipy.special import expit
-from sklearn.datasets import load_breast_cancer, load_digits
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, make_regression
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression, SGDClassifier
 from sklearn.metrics import log_loss
@@ -305,6 +306,44 @@ def stream_cost(quick, repeats=3):
               f"(max {max(counts)})", flush=True)
 
 
+class _OneStepLasso(VANLassoRegressor):
+    """The Lasso's stream before 2026-11-27: each batch's first step only."""
+
+    _solves_batches = False
+
+
+def lasso_stream(quick, repeats=3):
+    """The Lasso's one pass in batches of 1% of the rows: the largest difference of
+    its mean from the stream's own full-data posterior (one ``partial_fit`` call
+    on all rows, solved to ``tol=1e-10``: the same prior and unit-variance
+    likelihood; the full-batch VI fit differs in both), over that one's largest
+    coefficient; solved batches and one step each, and the wall-time ratio
+    (minimum of ``repeats`` alternating repeats). diabetes (standardised, alpha
+    0.1) and a generated regression (alpha 1)."""
+    print("\nVANLassoRegressor, one pass of partial_fit in batches of 1% of the rows: "
+          "distance to the mean of one call on all rows, and wall time")
+    X, y = load_diabetes(return_X_y=True)
+    n = 20_000 if quick else 100_000
+    Xg, yg = make_regression(n, 50, n_informative=10, noise=5.0, random_state=0)
+    for name, X, y, alpha in (("diabetes", StandardScaler().fit_transform(X), y, 0.1),
+                              (f"make_regression {n} x 50", Xg, yg, 1.0)):
+        full = VANLassoRegressor(alpha=alpha, tol=1e-10).partial_fit(X, y)
+        order = np.random.default_rng(0).permutation(len(y))
+        batches = [(X[rows], y[rows]) for rows in np.array_split(order, 100)]
+        times, distances = {"solved": [], "one step": []}, {}
+        for _ in range(repeats):
+            for label, make in (("solved", VANLassoRegressor), ("one step", _OneStepLasso)):
+                stream = make(alpha=alpha)
+                start = time.perf_counter()
+                for Xb, yb in batches:
+                    stream.partial_fit(Xb, yb)
+                times[label].append(time.perf_counter() - start)
+                distances[label] = np.abs(stream.coef_ - full.coef_).max() / np.abs(full.coef_).max()
+        print(f"  {name:28s} distance solved {distances['solved']:.2e}, one step "
+              f"{distances['one step']:.2e}; time ratio "
+              f"{min(times['solved']) / min(times['one step']):.2f}", flush=True)
+
+
 def stream_passes(quick, passes=60):
     print("\npartial_fit with stream_size=n (an unbounded stream of the training rows, reshuffled "
           "each pass): passes to within 1e-3 of the optimal objective")
@@ -426,6 +465,7 @@ def main():
         return
     if args.stream_cost:
         stream_cost(args.quick)
+        lasso_stream(args.quick)
         return
     if args.dask:
         dask_wall_time(args.quick)
@@ -433,6 +473,7 @@ def main():
     compare_passes(args.quick)
     one_pass(args.quick)
     stream_cost(args.quick)
+    lasso_stream(args.quick)
     stream_passes(args.quick)
     dask_wall_time(args.quick)
 
