@@ -28,7 +28,7 @@ def _adapter_class():
 
         Fits the wrapped estimator on the labelled rows only (``y != missing_label``);
         while some of ``classes`` have no label yet, it starts from the prior and
-        takes one streaming VAN step (``partial_fit``) instead.
+        makes one streaming update (``partial_fit``) instead.
         """
 
         def __init__(self, estimator=None, classes=None, missing_label=MISSING_LABEL,
