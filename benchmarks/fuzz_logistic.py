@@ -16,8 +16,18 @@ coefficients differ from scikit-learn's by more than 1e-3 of the largest while
 their objective is not higher are counted apart: a flat direction (a constant
 column with a large ``C``) or scikit-learn's own inaccuracy.
 
+``--stream``: the binary problems instead, each streamed through ``partial_fit``
+in 10 batches (one pass, rows in a seeded order) twice: solving each batch's
+Bayes update (the default) and making its first step only (the update before
+2026-11-27). Both are compared with the stream's own full-data posterior, one
+``partial_fit`` call on all rows solved to ``tol=1e-10``: the largest difference
+of the means over that one's largest coefficient. Counted: solved streams that
+warn, raise or end not finite, references that warn (their streams are left out
+of the distances), and streams where the solved one ends farther from the
+posterior than the one-step one.
+
 Usage: ``python benchmarks/fuzz_logistic.py [--problems 500] [--seed 6]
-[--covariance diag]``.
+[--covariance diag] [--stream]``.
 """
 
 import argparse
@@ -72,13 +82,80 @@ def parameters(est, multinomial):
     return np.r_[np.ravel(est.coef_), b - b.mean() if multinomial else b]
 
 
+class _OneStepStream(VANLogisticRegression):
+    """Each batch's first step only (``partial_fit`` before 2026-11-27)."""
+
+    _solves_batches = False
+
+
+def streams(count, seed):
+    """The ``--stream`` run (module docstring)."""
+    counts = dict(streams=0, warned=0, reference_warned=0, raised=0, not_finite=0, farther=0)
+    distances = []
+    for index, X, y, weights, C, features in problems(count, seed):
+        classes = np.unique(y)
+        if len(classes) != 2:
+            continue
+        counts["streams"] += 1
+        order = np.random.default_rng(index).permutation(len(y))
+        head = (f"  problem {index:3d} {X.shape[0]:5d} x {X.shape[1]:2d} C={C:<6g} "
+                f"{','.join(features) or '-':30s}")
+        try:
+            posterior, noted = fit_warnings(
+                lambda: VANLogisticRegression(C=C, tol=1e-10, max_iter=1000).partial_fit(
+                    X, y, classes=classes, sample_weight=weights))
+            ends, messages = [], []
+            for make in (VANLogisticRegression, _OneStepStream):
+                def one_pass():
+                    est = make(C=C)
+                    for rows in np.array_split(order, 10):
+                        est.partial_fit(X[rows], y[rows], classes=classes,
+                                        sample_weight=weights[rows])
+                    return est
+                est, more = fit_warnings(one_pass)
+                messages.append(more)
+                ends.append(parameters(est, False))
+        except ValueError as exc:
+            counts["raised"] += 1
+            print(f"{head} raised: {str(exc)[:80]}")
+            continue
+        best = parameters(posterior, False)
+        scale = max(np.max(np.abs(best)), 1e-300)
+        solved, one = (np.max(np.abs(end - best)) / scale for end in ends)
+        line = f"{head} solved {solved:.1e} one step {one:.1e} {messages[0][:1] or noted[:1]}"
+        if noted:
+            counts["reference_warned"] += 1
+        if messages[0]:
+            counts["warned"] += 1
+            print(line)
+        elif not (np.isfinite(solved) and np.isfinite(one)):
+            counts["not_finite"] += 1
+            print(line)
+        elif not noted:
+            distances.append((solved, one))
+            if solved > one:
+                counts["farther"] += 1
+                print(line)
+    solved, one = np.array(distances).T
+    print(f"\n{counts}")
+    print(f"distance to the posterior, median (90th percentile) over the {len(distances)} "
+          f"streams without a warning (theirs or the reference's): solved {np.median(solved):.1e} "
+          f"({np.quantile(solved, 0.9):.1e}), one step {np.median(one):.1e} "
+          f"({np.quantile(one, 0.9):.1e})")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--problems", type=int, default=500)
     parser.add_argument("--seed", type=int, default=6)
     parser.add_argument("--covariance", default="auto")
+    parser.add_argument("--stream", action="store_true", help="one-pass partial_fit streams")
     args = parser.parse_args()
     start = time.perf_counter()
+    if args.stream:
+        streams(args.problems, args.seed)
+        print(f"({time.perf_counter() - start:.0f} s)")
+        return
     bad = fits = apart = warned = 0
     limit = 1e-4 if args.covariance == "diag" else 1e-6
     print(f"bad fits (objective above scikit-learn's by > {limit:g} relative, or not finite, "
