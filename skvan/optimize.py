@@ -46,6 +46,24 @@ TRUST_RADIUS = 2.0
 #: fewer on camel-2 (first order) and on rosenbrock-10 (second order).
 DEFAULT_GROWTH = 1.2
 
+#: ``beta_growth=None`` from values on the 1-D grid (the zero-order default in
+#: 1-D): the step safeguard there (:class:`~skvan.van.BetaBacktrack` on the exact
+#: decrease of ``E_q[f]``, with memory) already lets ``beta`` at most double after
+#: an accepted step and halves it after a refused one, so a growth of 2 leaves
+#: the pace to it; the slower schedule exists for valleys that ``q`` must not
+#: narrow faster than the mean follows them, and 1-D has none. From values the
+#: grid's span explores (its outermost node 7.8 standard deviations out), not the
+#: schedule: ``python benchmarks/bench_minimize.py --starts 100 --functions sinc-1
+#: rastrigin-1 ackley-1 griewank-1 styblinski-1 sphere-1 --methods "VAN zero order"
+#: --beta-growth G`` for G = 1.2, 1.5 and 2 (2 and above run alike): evaluations
+#: to target 368, 294, 263 on sinc, 137, 116, 95 on rastrigin, 431, 263, 200 on
+#: ackley, 199, 156, 136 on styblinski, 368, 221, 158 on the sphere, with the same
+#: successes (rastrigin 98, 97, 100%; ackley 99, 100, 99%; griewank 0% each). With
+#: derivatives (same command, first and second order) second order lost ackley-1
+#: (23% -> 3%) at 2, and in 2-D (``--expectation quadrature``) zero order lost 2
+#: of 30 starts of rosenbrock-2: both keep :data:`DEFAULT_GROWTH`.
+GRID_GROWTH_1D = 2.0
+
 #: Gauss-Hermite nodes per dimension of ``expectation="quadrature"``, by dimension
 #: (``expectation="auto"`` uses the grid in 1-D only: in 2-D its 36 points per
 #: iteration cost 6 to 9 times Monte Carlo's evaluations to the target, with the
@@ -223,8 +241,10 @@ def minimize(
         step ``(g-1)/g`` of a Newton step once the running sum dominates the start,
         and shrinks ``q`` by about ``1/g`` per iteration: linear convergence.
         ``g = 1``, the paper's constant step, keeps ``q`` wide longest (convergence
-        ~1/t). None is :data:`DEFAULT_GROWTH` (1.2), or 1 with ``fitness_shaping``
-        (natural evolution strategies' constant rates).
+        ~1/t). None is :data:`DEFAULT_GROWTH` (1.2), 1 with ``fitness_shaping``
+        (natural evolution strategies' constant rates), and
+        :data:`GRID_GROWTH_1D` (2) from values on the 1-D grid, where the step
+        safeguard sets the pace.
     covariance : {"full", "diag"}, default="full"
         Full or diagonal covariance (VAN-D).
     hessian : {"exact", "gauss_newton"}, default="exact"
@@ -316,7 +336,7 @@ def minimize(
     (100 starts) this needs 0.94 to 1.13 times CMA-ES's evaluations to target,
     with at least its success on every one but griewank-10 (36 against 38%; 37%
     each at 300 starts); the 1-D sinc problem takes Gauss-Hermite quadrature
-    instead (2.7 times CMA-ES's evaluations, from every start against 63% of them;
+    instead (2.0 times CMA-ES's evaluations, from every start against 63% of them;
     ``expectation="mc", n_mc_samples=6`` gives 71% against CMA-ES's 63% at 1.15
     times its evaluations, over 300 starts). With CSA
     in place of the trace, 2-D functions needed twice CMA-ES's evaluations.
@@ -618,7 +638,12 @@ def _resolve_auto(kw, jac, hess, n):
                 f"{max(GRID_NODES)} dimensions; x0 has {n}. Use expectation='mc'."
             )
     if kw["beta_growth"] is None:
-        kw["beta_growth"] = 1.0 if kw["fitness_shaping"] else DEFAULT_GROWTH
+        if kw["fitness_shaping"]:
+            kw["beta_growth"] = 1.0
+        elif order == 0 and kw["expectation"] == "quadrature" and n == 1:
+            kw["beta_growth"] = GRID_GROWTH_1D
+        else:
+            kw["beta_growth"] = DEFAULT_GROWTH
 
 
 #: The shape update of fitness-shaped zero-order runs with a full covariance:

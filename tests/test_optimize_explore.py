@@ -93,6 +93,22 @@ def test_every_oracle_escapes_the_local_minimum_of_sinc(oracle):
     assert a.success and np.array_equal(a.x, b.x) and a.nfev == b.nfev
 
 
+def test_values_on_the_1d_grid_let_the_safeguard_set_the_pace():
+    """From values in 1-D the default growth is GRID_GROWTH_1D: the run is the one
+    with beta_growth=2, and any larger growth gives the same run (the safeguard's
+    memory lets beta at most double); it crosses sinc's slope in fewer
+    evaluations than at the derivative oracles' 1.2, to the same minimum."""
+    from skvan.optimize import GRID_GROWTH_1D
+
+    runs = {g: minimize(sinc, [-3.2], sigma0=1.5, beta_growth=g) for g in (1.2, 2.0, 10.0)}
+    default = minimize(sinc, [-3.2], sigma0=1.5)
+    assert GRID_GROWTH_1D == 2.0
+    for g in (2.0, 10.0):
+        assert np.array_equal(runs[g].x, default.x) and runs[g].nfev == default.nfev
+    assert default.success and abs(default.x[0] - 1.0) < 1e-4
+    assert abs(runs[1.2].x[0] - 1.0) < 1e-4 and default.nfev < runs[1.2].nfev
+
+
 SMOOTH = {
     "rosenbrock-2": (rosen, rosen_der, rosen_hess, np.array([-1.2, 1.0]), 0.0),
     "rosenbrock-5": (rosen, rosen_der, rosen_hess, np.array([-1.2, 1.0, -1.2, 1.0, -1.2]), None),
