@@ -34,6 +34,7 @@ import argparse
 import time
 
 import numpy as np
+from bench_stochastic import _OneStepStream
 from fuzz_sparse import degrade, fit_warnings
 from scipy.special import logsumexp
 from sklearn.linear_model import LogisticRegression
@@ -80,12 +81,6 @@ def parameters(est, multinomial):
     softmax's free constant)."""
     b = np.ravel(est.intercept_)
     return np.r_[np.ravel(est.coef_), b - b.mean() if multinomial else b]
-
-
-class _OneStepStream(VANLogisticRegression):
-    """Each batch's first step only (``partial_fit`` before 2026-11-27)."""
-
-    _solves_batches = False
 
 
 def streams(count, seed):
