@@ -24,10 +24,12 @@ from ._schedule import (
 )
 from ._solver import MESSAGES, VANResult, VANSolver, warn_unconverged
 from ._steps import (
+    AllOf,
     AndersonStep,
     ArmijoMeanStep,
     BetaBacktrack,
     FullStep,
+    LongStepCheck,
     ObjectiveDecrease,
     TrustRegion,
     default_step,
@@ -41,6 +43,7 @@ __all__ = [
     "MESSAGES",
     "VI",
     "VO",
+    "AllOf",
     "AndersonStep",
     "ArmijoMeanStep",
     "AveragingSchedule",
@@ -52,6 +55,7 @@ __all__ = [
     "FullStep",
     "GeometricSchedule",
     "GramPrecision",
+    "LongStepCheck",
     "MeanContraction",
     "PassChange",
     "Minibatches",

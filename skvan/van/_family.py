@@ -304,6 +304,14 @@ class FullGaussian(_Gaussian):
         :meth:`scale_noise`)."""
         return np.tril(self._chol[0]).T @ x
 
+    def whiten_gradients(self, G):
+        """Rows ``A^T g = L^-1 g``: gradients ``g`` of ``f`` over ``theta`` (rows of
+        ``G``) as gradients over the whitened draws ``z`` (``theta = mean + A z``;
+        the inverse of :meth:`unwhiten`)."""
+        with lapack_one_thread(self.n_params):
+            return linalg.solve_triangular(self._chol[0], G.T, lower=True,
+                                           check_finite=False).T
+
     def sample(self, n_samples, random_state):
         """Draw ``n_samples`` parameter vectors, shape ``(n_samples, n_params)``:
         ``theta = mean + L^-T eps``, ``eps`` standard normal."""
@@ -437,6 +445,11 @@ class DiagonalGaussian(_Gaussian):
     def whiten(self, x):
         """``sqrt(s) x``: a step of ``theta`` in whitened coordinates."""
         return np.sqrt(self.precision) * x
+
+    def whiten_gradients(self, G):
+        """Rows ``g / sqrt(s)``: gradients over ``theta`` as gradients over the
+        whitened draws (the inverse of :meth:`unwhiten`)."""
+        return G / np.sqrt(self.precision)[None, :]
 
     def sample(self, n_samples, random_state):
         eps = random_state.standard_normal((n_samples, self.n_params))

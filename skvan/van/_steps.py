@@ -148,6 +148,65 @@ class TrustRegion:
         return bool(metric <= self.radius**2)
 
 
+class LongStepCheck:
+    """Accept a step ``d`` within ``radius`` standard deviations of the current ``q``
+    per square root of the dimension, ``d^T P_t d <= radius^2 n``, as it is; a
+    longer one only if ``f`` at the new mean is at most this iteration's estimate
+    of ``E_q[f]`` (one evaluation of ``f``).
+
+    Draws of ``q`` lie about ``sqrt(n)`` such units from its mean: a longer step
+    extrapolates the local model that derivatives at the draws gave. In a curved
+    valley such steps are what progress takes (Rosenbrock's narrow cross-section
+    sets ``q``'s metric while the mean travels along it) and they land lower than
+    the draws did on average; where the model's curvature is sampling noise (an
+    indefinite estimate that shrank ``P`` in one direction) they land anywhere,
+    and a noise-driven walk replaces the descent (Griewank-10 from a ``q`` of
+    ``sd = 2``: a step of 65, ``benchmarks/RESULTS.md``). Pair it with a
+    :class:`TrustRegion` through :class:`AllOf`.
+
+    Parameters
+    ----------
+    radius : float
+        Length, in standard deviations of ``q`` per ``sqrt(n)``, up to which steps
+        pass unchecked.
+    """
+
+    def __init__(self, radius):
+        self.radius = float(radius)
+
+    def prepare(self, solver):
+        """Record the precision before the update."""
+        self.precision = solver.family.precision
+
+    def __call__(self, solver, step):
+        P = self.precision
+        length = step @ (P * step if P.ndim == 1 else P @ step)
+        if length <= self.radius**2 * step.size:
+            return True
+        value = solver.f.value(solver.family.mean + step)
+        return bool(np.isfinite(value) and value <= solver.expect.value)
+
+
+class AllOf:
+    """Accept a step when every criterion accepts it, asked in order (a later one,
+    which may evaluate ``f``, sees only steps the earlier ones passed).
+
+    Parameters
+    ----------
+    *criteria : objects with ``prepare(solver)`` and ``__call__(solver, step)``
+    """
+
+    def __init__(self, *criteria):
+        self.criteria = criteria
+
+    def prepare(self, solver):
+        for criterion in self.criteria:
+            criterion.prepare(solver)
+
+    def __call__(self, solver, step):
+        return all(criterion(solver, step) for criterion in self.criteria)
+
+
 class BetaBacktrack:
     """Redo the whole step with ``beta_t`` halved until ``accept`` passes.
 
