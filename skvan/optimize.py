@@ -871,9 +871,10 @@ class VANOptimizer:
     evaluations than one ask per iteration. Steps are safeguarded by the
     trust region of :func:`minimize`'s Monte Carlo path, which needs no
     evaluation, without its check of long steps with derivatives (one
-    evaluation at the new mean; :class:`~skvan.van.LongStepCheck`). The state (``q``, the random generator, the schedule, the
-    convergence test) is plain Python and numpy: an optimiser pickles between
-    ``tell`` and ``ask`` and resumes identically.
+    evaluation at the new mean; :class:`~skvan.van.LongStepCheck`). The state
+    (``q``, the random generator, the schedule, the convergence test) is plain
+    Python and numpy: an optimiser pickles between ``tell`` and ``ask`` and
+    resumes identically.
 
     References
     ----------
