@@ -378,8 +378,8 @@ def minimize(
     Hessian), at the weight that minimises their measured variance
     (``MonteCarlo(mixed=True)``): under a ``q`` wide over oscillations of ``f``
     the gradients at the draws are noise the values are not. With both, the
-    first- and second-order oracles reach griewank-10's global minimum from 23%
-    and 18% of 100 starts (1-2% before; BFGS 15%; ``benchmarks/RESULTS.md``).
+    first- and second-order oracles reach griewank-10's global minimum from 26%
+    and 21% of 100 starts (1% and 2% before; BFGS 15%; ``benchmarks/RESULTS.md``).
 
     Under quadrature the precision is kept above its start, ``P >= P_0``
     (projection of each update onto that set): where ``f`` is concave on average
