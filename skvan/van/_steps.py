@@ -160,8 +160,8 @@ class LongStepCheck:
     sets ``q``'s metric while the mean travels along it) and they land lower than
     the draws did on average; where the model's curvature is sampling noise (an
     indefinite estimate that shrank ``P`` in one direction) they land anywhere,
-    and a noise-driven walk replaces the descent (Griewank-10 from a ``q`` of
-    ``sd = 2``: a step of 65, ``benchmarks/RESULTS.md``). Pair it with a
+    and a noise-driven walk replaces the descent (Griewank-10 once ``q`` has
+    narrowed to a few units, ``benchmarks/RESULTS.md``). Pair it with a
     :class:`TrustRegion` through :class:`AllOf`.
 
     Parameters
