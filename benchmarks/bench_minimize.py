@@ -33,6 +33,8 @@ Run: python benchmarks/bench_minimize.py --starts 10      (the whole suite, ~1 m
          --rank-one-fraction 0.25   (the rank-one rate, a fraction of CMA-ES's c_1)
      python benchmarks/bench_minimize.py --starts 100 --functions sinc-1 sphere-1 \
          rastrigin-1 styblinski-1 ackley-1 griewank-1 --grid-nodes 20   (1-D grids)
+     python benchmarks/bench_minimize.py --starts 40 --methods "VAN first order" \
+         "VAN second order" --checked-radius 2   (derivatives: which steps f checks)
 """
 
 import argparse
@@ -295,7 +297,13 @@ def main():
     parser.add_argument("--grid-nodes", type=int, default=None,
                         help="skvan.optimize.GRID_NODES[1]: Gauss-Hermite nodes of the 1-D "
                              "grid (default: the library's)")
+    parser.add_argument("--checked-radius", type=float, default=None,
+                        help="skvan.optimize.CHECKED_RADIUS: steps of the derivative "
+                             "oracles longer than this many sd of q per sqrt(n) are checked "
+                             "by f at the new mean (inf: none; default: the library's)")
     args = parser.parse_args()
+    if args.checked_radius is not None:
+        skvan.optimize.CHECKED_RADIUS = args.checked_radius
     if args.grid_nodes is not None:
         skvan.optimize.GRID_NODES[1] = args.grid_nodes
     VAN_OPTIONS.update(expectation=args.expectation, beta_growth=args.beta_growth,
