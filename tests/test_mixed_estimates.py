@@ -181,7 +181,7 @@ def test_first_order_finds_griewanks_global_minimum_as_often_as_bfgs():
     lands in the global basin from 1 of these; the first-order oracle with the
     plain averages from none (the draws' gradients random-walked the mean once q
     had narrowed to a few units), with the mixed estimates and the checked long
-    steps from 6 (2026-11-27)."""
+    steps from 7 (2026-11-27)."""
     starts = np.random.RandomState(0).uniform(-50, 50, size=(20, 10))
     bfgs = sum(scipy_minimize(griewank, x0, jac=griewank_grad, method="BFGS").fun < 1e-5
                for x0 in starts)
