@@ -47,6 +47,7 @@ from scipy.optimize import rosen, rosen_der, rosen_hess
 
 import skvan.optimize
 from skvan import minimize
+from skvan._functions import griewank, griewank_grad  # shared with the tests
 from skvan._functions import sinc, sinc_grad, sinc_hess  # the paper's Figure 1
 
 BUDGET_PER_DIM = 4000
@@ -126,20 +127,6 @@ def ackley_grad(x):
     g1 = 0.0 if r == 0 else 4.0 * np.exp(-0.2 * r) * x / (n * r)
     g2 = np.exp(np.sum(np.cos(2 * np.pi * x)) / n) * 2 * np.pi * np.sin(2 * np.pi * x) / n
     return g1 + g2
-
-
-def griewank(x):
-    i = np.sqrt(np.arange(1, len(x) + 1))
-    return float(1.0 + np.sum(x**2) / 4000.0 - np.prod(np.cos(x / i)))
-
-
-def griewank_grad(x):
-    i = np.sqrt(np.arange(1, len(x) + 1))
-    c = np.cos(x / i)
-    g = np.empty_like(x)
-    for k in range(len(x)):
-        g[k] = np.prod(np.delete(c, k)) * np.sin(x[k] / i[k]) / i[k]
-    return x / 2000.0 + g
 
 
 def _diag(h):

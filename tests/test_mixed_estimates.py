@@ -7,6 +7,7 @@ import pytest
 from scipy.optimize import minimize as scipy_minimize
 
 from skvan import minimize
+from skvan._functions import griewank, griewank_grad
 from skvan.expectations import MonteCarlo
 from skvan.expectations._monte_carlo import _mixing_weight
 from skvan.objectives import FunctionObjective
@@ -162,26 +163,15 @@ def test_all_of_asks_in_order_and_stops_at_the_first_refusal():
     assert accept(solver, np.array([0.5, 0.0])) and objective.nfev == 1
 
 
-def griewank(x):
-    i = np.sqrt(np.arange(1, len(x) + 1))
-    return float(1.0 + x @ x / 4000.0 - np.prod(np.cos(x / i)))
-
-
-def griewank_grad(x):
-    i = np.sqrt(np.arange(1, len(x) + 1))
-    c, s = np.cos(x / i), np.sin(x / i)
-    others = np.array([np.prod(np.delete(c, k)) for k in range(len(x))])
-    return x / 2000.0 + others * s / i
-
-
 @pytest.mark.slow
 def test_first_order_finds_griewanks_global_minimum_as_often_as_bfgs():
     """Griewank-10 from 20 starts in [-50, 50]^10 (sigma0 25, a quarter of the
     box): a bowl whose cosines only show near the origin. BFGS slides down and
-    lands in the global basin from 1 of these; the first-order oracle with the
-    plain averages from none (the draws' gradients random-walked the mean once q
-    had narrowed to a few units), with the mixed estimates and the checked long
-    steps from 7 (2026-11-27)."""
+    sometimes lands in the global basin; the first-order oracle with the plain
+    averages did so from 1% of 100 starts (the draws' gradients random-walked the
+    mean once q had narrowed to a few units), with the mixed estimates and the
+    checked long steps from 40% (``benchmarks/bench_minimize.py``, RESULTS.md).
+    Here: at least as many of these 20 as BFGS, and at least 3."""
     starts = np.random.RandomState(0).uniform(-50, 50, size=(20, 10))
     bfgs = sum(scipy_minimize(griewank, x0, jac=griewank_grad, method="BFGS").fun < 1e-5
                for x0 in starts)

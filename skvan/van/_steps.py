@@ -115,6 +115,11 @@ class ObjectiveDecrease:
         return bool(np.isfinite(value) and value <= self.reference + _slack(self.reference, solver))
 
 
+def _squared_length(step, P):
+    """``d^T P d`` for a precision ``P``, ``(n, n)`` or its diagonal ``(n,)``."""
+    return float(step @ (P * step if P.ndim == 1 else P @ step))
+
+
 class TrustRegion:
     """Accept a step ``d`` when ``sqrt(d^T M d) <= radius``.
 
@@ -143,9 +148,7 @@ class TrustRegion:
         self.precision = solver.family.precision if self.metric is None else self.metric
 
     def __call__(self, solver, step):
-        P = self.precision
-        metric = step @ (P * step if P.ndim == 1 else P @ step)
-        return bool(metric <= self.radius**2)
+        return bool(_squared_length(step, self.precision) <= self.radius**2)
 
 
 class LongStepCheck:
@@ -179,9 +182,7 @@ class LongStepCheck:
         self.precision = solver.family.precision
 
     def __call__(self, solver, step):
-        P = self.precision
-        length = step @ (P * step if P.ndim == 1 else P @ step)
-        if length <= self.radius**2 * step.size:
+        if _squared_length(step, self.precision) <= self.radius**2 * step.size:
             return True
         value = solver.f.value(solver.family.mean + step)
         return bool(np.isfinite(value) and value <= solver.expect.value)
