@@ -35,6 +35,9 @@ Run: python benchmarks/bench_minimize.py --starts 10      (the whole suite, ~1 m
          rastrigin-1 styblinski-1 ackley-1 griewank-1 --grid-nodes 20   (1-D grids)
      python benchmarks/bench_minimize.py --starts 40 --methods "VAN first order" \
          "VAN second order" --checked-radius 2   (derivatives: which steps f checks)
+     python benchmarks/bench_minimize.py --starts 100 --functions sinc-1 rastrigin-1 \
+         ackley-1 griewank-1 styblinski-1 sphere-1 --methods "VAN zero order" \
+         --beta-growth 8 --trust-radius inf   (the 1-D grid's growth, its trust region)
 """
 
 import argparse
@@ -288,7 +291,13 @@ def main():
                         help="skvan.optimize.CHECKED_RADIUS: steps of the derivative "
                              "oracles longer than this many sd of q per sqrt(n) are checked "
                              "by f at the new mean (inf: none; default: the library's)")
+    parser.add_argument("--trust-radius", type=float, default=None,
+                        help="skvan.optimize.TRUST_RADIUS: the trust region of sampled "
+                             "steps, and of the 1-D grid's from values (inf: none; "
+                             "default: the library's)")
     args = parser.parse_args()
+    if args.trust_radius is not None:
+        skvan.optimize.TRUST_RADIUS = args.trust_radius
     if args.checked_radius is not None:
         skvan.optimize.CHECKED_RADIUS = args.checked_radius
     if args.grid_nodes is not None:

@@ -61,22 +61,25 @@ CHECKED_RADIUS = 2.0
 DEFAULT_GROWTH = 1.2
 
 #: ``beta_growth=None`` from values on the 1-D grid (the zero-order default in
-#: 1-D): the step safeguard there (:class:`~skvan.van.BetaBacktrack` on the exact
-#: decrease of ``E_q[f]``, with memory) already lets ``beta`` at most double after
-#: an accepted step and halves it after a refused one, so a growth of 2 leaves
-#: the pace to it; the slower schedule exists for valleys that ``q`` must not
-#: narrow faster than the mean follows them, and 1-D has none. From values the
-#: grid's span explores (its outermost node 7.8 standard deviations out), not the
-#: schedule: ``python benchmarks/bench_minimize.py --starts 100 --functions sinc-1
-#: rastrigin-1 ackley-1 griewank-1 styblinski-1 sphere-1 --methods "VAN zero order"
-#: --beta-growth G`` for G = 1.2, 1.5 and 2 (2 and above run alike): evaluations
-#: to target 368, 294, 263 on sinc, 137, 116, 95 on rastrigin, 431, 263, 200 on
-#: ackley, 199, 156, 136 on styblinski, 368, 221, 158 on the sphere, with the same
-#: successes (rastrigin 98, 97, 100%; ackley 99, 100, 99%; griewank 0% each). With
-#: derivatives (same command, first and second order) second order lost ackley-1
-#: (23% -> 3%) at 2, and in 2-D (``--expectation quadrature``) zero order lost 2
-#: of 30 starts of rosenbrock-2: both keep :data:`DEFAULT_GROWTH`.
-GRID_GROWTH_1D = 2.0
+#: 1-D). The step safeguard there (:class:`~skvan.van.BetaBacktrack` on the exact
+#: decrease of ``E_q[f]``, with memory) starts each step from the growth times the
+#: last accepted ``beta`` and halves it after a refusal; above a growth of 2 the
+#: trust region of :data:`TRUST_RADIUS` in ``q``'s metric refuses the overshooting
+#: trials before the grid is evaluated at them (:func:`_estimator`), so that a
+#: fast growth costs no wasted grids. The slower schedule exists for valleys that
+#: ``q`` must not narrow faster than the mean follows them, and 1-D has none; from
+#: values the grid's span explores (its outermost node 7.8 standard deviations
+#: out). ``python benchmarks/bench_minimize.py --starts 100 --functions sinc-1
+#: rastrigin-1 ackley-1 griewank-1 styblinski-1 sphere-1 --methods "VAN zero
+#: order" --beta-growth G`` (RESULTS.md, "A faster growth on the 1-D grid"): G = 8
+#: crosses sinc's slope in 158 evaluations to target against 263 at G = 2, with
+#: the same or more successes on the other five; G = 16 loses ackley-1 and
+#: griewank-1 starts; without the trust region (``--trust-radius inf``) G = 8
+#: spends its gain on refused grids. With derivatives (first and second order)
+#: second order lost ackley-1 at 2 against 1.2 (23% -> 3%), and in 2-D
+#: (``--expectation quadrature``) zero order lost 2 of 30 starts of
+#: rosenbrock-2 at 2: both keep :data:`DEFAULT_GROWTH`.
+GRID_GROWTH_1D = 8.0
 
 #: Gauss-Hermite nodes per dimension of ``expectation="quadrature"``, by dimension
 #: (``expectation="auto"`` uses the grid in 1-D only: in 2-D its 36 points per
@@ -261,8 +264,9 @@ def minimize(
         ``g = 1``, the paper's constant step, keeps ``q`` wide longest (convergence
         ~1/t). None is :data:`DEFAULT_GROWTH` (1.2), 1 with ``fitness_shaping``
         (natural evolution strategies' constant rates), and
-        :data:`GRID_GROWTH_1D` (2) from values on the 1-D grid, where the step
-        safeguard sets the pace.
+        :data:`GRID_GROWTH_1D` (8) from values on the 1-D grid, where the step
+        safeguard sets the pace (each step from the last accepted ``beta`` times
+        the growth, halved until ``E_q[f]`` decreases within a trust region).
     covariance : {"full", "diag"}, default="full"
         Full or diagonal covariance (VAN-D).
     hessian : {"exact", "gauss_newton"}, default="exact"
@@ -705,7 +709,9 @@ def _estimator(n, order, kw, precision, population=1, evaluates=True):
     """The expectation estimator, the ``beta`` to run it with and the step policy.
 
     - Quadrature is deterministic: whole steps are halved until ``E_q[f]`` does
-      not increase (with ``hessian="gauss_newton"``, only the mean step).
+      not increase (with ``hessian="gauss_newton"``, only the mean step); each
+      step starts from the schedule's growth (at least 2) times the last accepted
+      ``beta``, and above 2 within :data:`TRUST_RADIUS` of the current ``q``.
     - Monte Carlo with derivatives: the draws' derivatives mixed with the
       score-function estimates from their values (``MonteCarlo(mixed=True)``); a
       trust region of :data:`TRUST_RADIUS` in the first precision's metric (a
@@ -728,8 +734,18 @@ def _estimator(n, order, kw, precision, population=1, evaluates=True):
         # precision grows by E[hess f]: a Gauss-Newton increase narrows q even
         # where f is concave on average, which raises E_q[f] at first order, so
         # there only the mean step is checked (sinc from -3.2: stuck at x0).
-        step = (BetaBacktrack(ObjectiveDecrease(), memory=True) if kw["hessian"] == "exact"
-                else ArmijoMeanStep())
+        if kw["hessian"] != "exact":
+            return GaussHermiteGrid(GRID_NODES[n]), beta, ArmijoMeanStep()
+        # The memory lets beta start each step at the schedule's growth times the
+        # last accepted one (at least twice). Beyond that doubling a trial often
+        # overshoots far past the grid's nodes, and every refusal by the decrease
+        # costs a grid of evaluations: the trust region of Monte Carlo from values
+        # (in q's metric; no evaluation) refuses those first.
+        growth = max(2.0, kw["beta_growth"])
+        accept = ObjectiveDecrease()
+        if growth > 2.0:
+            accept = AllOf(TrustRegion(radius), accept)
+        step = BetaBacktrack(accept, memory=True, growth=growth)
         return GaussHermiteGrid(GRID_NODES[n]), beta, step
     n_mc_samples = kw["n_mc_samples"]
     if not kw["fitness_shaping"]:
