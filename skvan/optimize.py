@@ -358,7 +358,7 @@ def minimize(
     (100 starts) this needs 0.94 to 1.13 times CMA-ES's evaluations to target,
     with at least its success on every one but griewank-10 (36 against 38%; 37%
     each at 300 starts); the 1-D sinc problem takes Gauss-Hermite quadrature
-    instead (2.0 times CMA-ES's evaluations, from every start against 63% of them;
+    instead (1.2 times CMA-ES's evaluations, from every start against 63% of them;
     ``expectation="mc", n_mc_samples=6`` gives 71% against CMA-ES's 63% at 1.15
     times its evaluations, over 300 starts). With CSA
     in place of the trace, 2-D functions needed twice CMA-ES's evaluations.
@@ -370,7 +370,10 @@ def minimize(
     The same solver fits :class:`~skvan.VANLogisticRegression`. Each step is
     safeguarded by halving ``beta_t`` for the whole step (precision and mean):
 
-    - under quadrature, until ``E_q[f]`` does not increase;
+    - under quadrature, until ``E_q[f]`` does not increase (from values in 1-D
+      each step starts at 8 times the last accepted ``beta``, and trials beyond
+      the zero-order trust region below are refused before the grid is
+      evaluated there);
     - with Monte Carlo, whose values cannot be compared, until the mean step is
       within a trust region ``sqrt(d^T M d) <= 2 sqrt(n)``: ``M`` the precision
       of the ``q`` that was sampled for the zero-order oracle (values describe
