@@ -46,6 +46,7 @@ import warnings
 
 import numpy as np
 from scipy.optimize import minimize as scipy_minimize
+from scipy.optimize import minimize_scalar
 from scipy.optimize import rosen, rosen_der, rosen_hess
 
 import skvan.optimize
@@ -171,11 +172,68 @@ def _one_d(name):
             kind + ", 1-D")
 
 
-#: 1-D versions of five functions of the suite, which has only sinc in 1-D: a
-#: check that 1-D defaults are not chosen on sinc alone. Not in the default run
-#: (``--functions`` names them).
+def _one_d_minimum(f, box):
+    """The global minimum value of a 1-D ``f`` on ``box``: the best of a fine grid,
+    polished by a bounded scalar search between its neighbours."""
+    grid = np.linspace(*box, 20_001)
+    values = np.array([f(np.array([x])) for x in grid])
+    k = int(np.argmin(values))
+    lo, hi = grid[max(k - 1, 0)], grid[min(k + 1, grid.size - 1)]
+    best = minimize_scalar(lambda x: f(np.array([x])), bounds=(lo, hi), method="bounded",
+                           options={"xatol": 1e-12})
+    return float(min(best.fun, values[k]))
+
+
+def _scalar(f, df, d2f):
+    """``(f, grad, hess)`` on arrays of shape (1,) from scalar functions."""
+    return (lambda x: float(f(x[0])), lambda x: np.array([df(x[0])]),
+            lambda x: np.array([[d2f(x[0])]]))
+
+
+def _sine_sum():
+    """Gavana's 1-D problem 02, ``sin(x) + sin(10 x / 3)``."""
+    return _scalar(lambda x: np.sin(x) + np.sin(10 * x / 3),
+                   lambda x: np.cos(x) + 10 / 3 * np.cos(10 * x / 3),
+                   lambda x: -np.sin(x) - 100 / 9 * np.sin(10 * x / 3))
+
+
+def _damped():
+    """Gavana's 1-D problem 06, ``-(x + sin x) exp(-x^2)``."""
+    def f(x):
+        return -(x + np.sin(x)) * np.exp(-x * x)
+
+    def df(x):
+        return -(1 + np.cos(x) - 2 * x * (x + np.sin(x))) * np.exp(-x * x)
+
+    def d2f(x):
+        a, da, d2a = x + np.sin(x), 1 + np.cos(x), -np.sin(x)
+        return -(d2a - 4 * x * da + (4 * x * x - 2) * a) * np.exp(-x * x)
+
+    return _scalar(f, df, d2f)
+
+
+def _other_one_d():
+    """Standard 1-D test functions beyond the suite's: two of Gavana's 1-D set, and a
+    flat-bottomed quartic (zero curvature at its minimum). (Forrester's function
+    is not among them: it is defined on [0, 1] and falls below its minimum there
+    outside, where an unconstrained search goes.)"""
+    out = {}
+    for name, (fgh, box, kind) in {
+        "sine-sum-1": (_sine_sum(), (2.7, 7.5), "multimodal, 1-D"),
+        "damped-sine-1": (_damped(), (-10.0, 10.0), "flat tails, 1-D"),
+        "quartic-1": (_scalar(lambda x: (x - 2) ** 4, lambda x: 4 * (x - 2) ** 3,
+                              lambda x: 12 * (x - 2) ** 2), (-5.0, 5.0), "degenerate minimum, 1-D"),
+    }.items():
+        out[name] = (*fgh, 1, _one_d_minimum(fgh[0], box), box, kind)
+    return out
+
+
+#: 1-D versions of five functions of the suite, which has only sinc in 1-D, and
+#: three other standard 1-D functions: a check that 1-D defaults are not chosen on
+#: sinc alone. Not in the default run (``--functions`` names them).
 ONE_D = {name.split("-")[0] + "-1": _one_d(name) for name in
          ("sphere-20", "rastrigin-5", "styblinski-tang-5", "ackley-10", "griewank-10")}
+ONE_D.update(_other_one_d())
 
 
 class Tracked:
@@ -199,9 +257,11 @@ class Tracked:
         return wrapped
 
 
-#: ``minimize``'s ``expectation``, ``beta_growth`` and ``n_mc_samples`` for the VAN
-#: runs (``--expectation``, ``--beta-growth``, ``--n-mc-samples``).
-VAN_OPTIONS = {"expectation": "auto", "beta_growth": None, "n_mc_samples": None}
+#: ``minimize``'s ``expectation``, ``beta_growth``, ``n_mc_samples`` and
+#: ``fitness_shaping`` for the VAN runs (``--expectation``, ``--beta-growth``,
+#: ``--n-mc-samples``, ``--fitness-shaping``).
+VAN_OPTIONS = {"expectation": "auto", "beta_growth": None, "n_mc_samples": None,
+               "fitness_shaping": "auto"}
 
 
 def run_van(problem, x0, sigma0, seed, order, restarts=0):
@@ -275,6 +335,8 @@ def main():
     parser.add_argument("--n-mc-samples", type=int, default=None,
                         help="minimize's n_mc_samples for the VAN runs with Monte Carlo "
                              "(default: its own)")
+    parser.add_argument("--fitness-shaping", choices=["auto", "true", "false"], default="auto",
+                        help="minimize's fitness_shaping for the VAN runs (default: auto)")
     parser.add_argument("--restarts", type=int, default=0,
                         help="restarts with doubled population, for VAN and CMA-ES (IPOP)")
     parser.add_argument("--shape-update", choices=["xnes", "cma"], default=None,
@@ -302,8 +364,9 @@ def main():
         skvan.optimize.CHECKED_RADIUS = args.checked_radius
     if args.grid_nodes is not None:
         skvan.optimize.GRID_NODES[1] = args.grid_nodes
+    shaping = {"auto": "auto", "true": True, "false": False}[args.fitness_shaping]
     VAN_OPTIONS.update(expectation=args.expectation, beta_growth=args.beta_growth,
-                       n_mc_samples=args.n_mc_samples)
+                       n_mc_samples=args.n_mc_samples, fitness_shaping=shaping)
     if args.shape_update is not None:
         skvan.optimize.SHAPE_UPDATE = args.shape_update
     if args.rank_one_fraction is not None:
