@@ -108,6 +108,16 @@ _STATUS = {
 }
 
 
+#: minimize's message (status 5) for a quadrature run whose every step was refused
+#: from the first iteration on (:func:`_run`).
+_UNRESOLVED = (
+    "No step decreased the grid's estimate of E_q[f] from the start: its gradient "
+    "disagrees with its values, as where f varies on scales finer than the "
+    "Gauss-Hermite nodes resolve (about sigma0 / 2 apart near the mean). Try a "
+    "smaller sigma0, or expectation='mc'."
+)
+
+
 #: Constraints of minimize's keyword-only parameters, which ``options`` may also set.
 _OPTION_CONSTRAINTS = {
     "sigma0": [Interval(Real, 0, None, closed="neither")],
@@ -328,7 +338,10 @@ def minimize(
         ``nfev``/``njev``/``nhev`` (points at which ``fun``/the gradient/the Hessian
         were evaluated, including that last one), ``success``, ``status`` (0
         converged, 1 max_iter, 2 non-finite expectations, 3 callback, 4 flat fitness:
-        fitness-shaped values all tied in 10 successive iterations), ``message``,
+        fitness-shaped values all tied in 10 successive iterations, 5 every step
+        refused before the mean settled: under quadrature from the first
+        iteration on, where ``f`` varies on scales finer than the grid's nodes
+        resolve), ``message``,
         ``covariance`` (an ``(n, n)`` matrix, diagonal for ``covariance="diag"``) and
         ``precision`` (as the family stores it: ``(n, n)``, or ``(n,)`` for "diag") of
         the final ``q``; with ``restarts``, also ``runs``.
@@ -527,6 +540,12 @@ def _run(fun, jac, hess, x0, box, kw, tol, callback, rng, restart):
     family = solver.family
     result = solver.solve()
     status, message = _STATUS[result.status]
+    if result.status == "stalled" and not any(h["alpha"] > 0 for h in result.history):
+        # Only quadrature stalls here (its steps are deterministic). Its first step
+        # decreases E_q[f] at some beta wherever the grid's gradient is that of its
+        # own estimate (at a minimum too: a narrower q lowers it); refused at
+        # every beta from the start, the two disagree.
+        status, message = _STATUS["stuck"][0], _UNRESOLVED
     x = family.mean.copy() if box is None else box.forward(family.mean)
     return OptimizeResult(
         x=x, fun=float(objective.values(family.mean[None])[0]), nit=result.n_iter,

@@ -114,6 +114,23 @@ def test_values_on_the_1d_grid_let_the_safeguard_set_the_pace(monkeypatch):
     assert abs(unguarded.x[0] - 1.0) < 1e-4 and unguarded.nfev > default.nfev + 21
 
 
+def test_a_grid_too_coarse_for_f_says_so():
+    """Gavana's 1-D problem 06, -(x + sin x) exp(-x^2), has one well and one bump of
+    width 1 between flat tails. From 5 with sigma0 = 5 the grid's nodes near the
+    mean are about 2.5 apart: its estimate of E_q[f] is aliased, no step decreases
+    it, and the run says so (status 5, not success) instead of calling the start
+    stationary; with sigma0 = 1, as the message advises, it finds the minimum."""
+
+    def f(x):
+        return float(-(x[0] + np.sin(x[0])) * np.exp(-x[0] ** 2))
+
+    coarse = minimize(f, [5.0], sigma0=5.0)
+    assert not coarse.success and coarse.status == 5 and "finer" in coarse.message
+    assert coarse.x[0] == 5.0
+    fine = minimize(f, [5.0], sigma0=1.0)
+    assert fine.success and abs(fine.x[0] - 0.6795788) < 1e-4
+
+
 SMOOTH = {
     "rosenbrock-2": (rosen, rosen_der, rosen_hess, np.array([-1.2, 1.0]), 0.0),
     "rosenbrock-5": (rosen, rosen_der, rosen_hess, np.array([-1.2, 1.0, -1.2, 1.0, -1.2]), None),
