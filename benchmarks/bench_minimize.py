@@ -38,6 +38,9 @@ Run: python benchmarks/bench_minimize.py --starts 10      (the whole suite, ~1 m
      python benchmarks/bench_minimize.py --starts 100 --functions sinc-1 rastrigin-1 \
          ackley-1 griewank-1 styblinski-1 sphere-1 --methods "VAN zero order" \
          --beta-growth 8 --trust-radius inf   (the 1-D grid's growth, its trust region)
+     python benchmarks/bench_minimize.py --starts 100 --functions sine-sum-1 damped-sine-1 \
+         quartic-1 --methods "VAN zero order" --expectation mc --fitness-shaping true
+         (three more 1-D functions; ranks of draws in place of the grid)
 """
 
 import argparse
@@ -222,7 +225,8 @@ def _other_one_d():
         "sine-sum-1": (_sine_sum(), (2.7, 7.5), "multimodal, 1-D"),
         "damped-sine-1": (_damped(), (-10.0, 10.0), "flat tails, 1-D"),
         "quartic-1": (_scalar(lambda x: (x - 2) ** 4, lambda x: 4 * (x - 2) ** 3,
-                              lambda x: 12 * (x - 2) ** 2), (-5.0, 5.0), "degenerate minimum, 1-D"),
+                              lambda x: 12 * (x - 2) ** 2),
+                      (-5.0, 5.0), "degenerate minimum, 1-D"),
     }.items():
         out[name] = (*fgh, 1, _one_d_minimum(fgh[0], box), box, kind)
     return out

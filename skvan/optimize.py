@@ -541,10 +541,11 @@ def _run(fun, jac, hess, x0, box, kw, tol, callback, rng, restart):
     result = solver.solve()
     status, message = _STATUS[result.status]
     if result.status == "stalled" and not any(h["alpha"] > 0 for h in result.history):
-        # Only quadrature stalls here (its steps are deterministic). Its first step
-        # decreases E_q[f] at some beta wherever the grid's gradient is that of its
-        # own estimate (at a minimum too: a narrower q lowers it); refused at
-        # every beta from the start, the two disagree.
+        # Only quadrature stalls here (its steps are deterministic). Where the
+        # grid's gradient is that of its own estimate, a small enough beta
+        # decreases E_q[f] (at a stationary point the step leaves it unchanged,
+        # or lowers it by narrowing q, and passes); refused at every beta from
+        # the start, the two disagree.
         status, message = _STATUS["stuck"][0], _UNRESOLVED
     x = family.mean.copy() if box is None else box.forward(family.mean)
     return OptimizeResult(
