@@ -268,6 +268,19 @@ VAN_OPTIONS = {"expectation": "auto", "beta_growth": None, "n_mc_samples": None,
                "fitness_shaping": "auto"}
 
 
+#: Flags that set a number of skvan.optimize for the run: flag -> (its name, what
+#: it is).
+CONSTANT_FLAGS = {
+    "--rank-one-fraction": ("RANK_ONE_FRACTION", "the rank-one rate of the zero-order "
+                            "runs' 'xnes' shape update as a fraction of CMA-ES's c_1; 0: none"),
+    "--checked-radius": ("CHECKED_RADIUS", "steps of the derivative oracles longer than "
+                         "this many sd of q per sqrt(n) are checked by f at the new "
+                         "mean; inf: none"),
+    "--trust-radius": ("TRUST_RADIUS", "the trust region of sampled steps, and of the "
+                       "1-D grid's from values; inf: none"),
+}
+
+
 def run_van(problem, x0, sigma0, seed, order, restarts=0):
     f, grad, hess, n, fstar, box, kind = problem
     t = Tracked(f, fstar + TARGET * max(1.0, abs(fstar)))
@@ -346,26 +359,17 @@ def main():
     parser.add_argument("--shape-update", choices=["xnes", "cma"], default=None,
                         help="skvan.optimize.SHAPE_UPDATE for the zero-order VAN runs "
                              "(default: the library's)")
-    parser.add_argument("--rank-one-fraction", type=float, default=None,
-                        help="skvan.optimize.RANK_ONE_FRACTION: the rank-one rate of the "
-                             "zero-order runs' 'xnes' shape update as a fraction of CMA-ES's "
-                             "c_1 (0: none; default: the library's)")
     parser.add_argument("--grid-nodes", type=int, default=None,
                         help="skvan.optimize.GRID_NODES[1]: Gauss-Hermite nodes of the 1-D "
                              "grid (default: the library's)")
-    parser.add_argument("--checked-radius", type=float, default=None,
-                        help="skvan.optimize.CHECKED_RADIUS: steps of the derivative "
-                             "oracles longer than this many sd of q per sqrt(n) are checked "
-                             "by f at the new mean (inf: none; default: the library's)")
-    parser.add_argument("--trust-radius", type=float, default=None,
-                        help="skvan.optimize.TRUST_RADIUS: the trust region of sampled "
-                             "steps, and of the 1-D grid's from values (inf: none; "
-                             "default: the library's)")
+    for flag, (name, text) in CONSTANT_FLAGS.items():
+        parser.add_argument(flag, type=float, default=None,
+                            help=f"skvan.optimize.{name}: {text} (default: the library's)")
     args = parser.parse_args()
-    if args.trust_radius is not None:
-        skvan.optimize.TRUST_RADIUS = args.trust_radius
-    if args.checked_radius is not None:
-        skvan.optimize.CHECKED_RADIUS = args.checked_radius
+    for flag, (name, _) in CONSTANT_FLAGS.items():
+        value = getattr(args, flag[2:].replace("-", "_"))
+        if value is not None:
+            setattr(skvan.optimize, name, value)
     if args.grid_nodes is not None:
         skvan.optimize.GRID_NODES[1] = args.grid_nodes
     shaping = {"auto": "auto", "true": True, "false": False}[args.fitness_shaping]
@@ -373,8 +377,6 @@ def main():
                        n_mc_samples=args.n_mc_samples, fitness_shaping=shaping)
     if args.shape_update is not None:
         skvan.optimize.SHAPE_UPDATE = args.shape_update
-    if args.rank_one_fraction is not None:
-        skvan.optimize.RANK_ONE_FRACTION = args.rank_one_fraction
     print(f"{args.starts} starts per function; success: f - f* <= {TARGET:g} max(1, |f*|); "
           f"budget {BUDGET_PER_DIM} n evaluations; restarts {args.restarts}\n")
     print(f"{'function':<19}{'method':<18}{'success':>8}{'median evals':>14}{'to target':>11}"
