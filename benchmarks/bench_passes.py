@@ -42,11 +42,17 @@ Each figure is the minimum over repeats, in ms (us for the per-call costs):
     ``X^T W y``) against one pass of ``[X, 1, y]^T W [X, 1, y]``
     (``skvan._data.augmented_gram``), whose diagonal gives the statistics;
     medians of alternating repeats.
+13. ``--blas-limit``: tiny fits (diabetes' Lasso on ``X^T X``, 11 parameters;
+    iris' logistic fit, 150 x 5) with threadpoolctl's one-thread limit around
+    the solver's loop against without it (``skvan.van._solver.NO_THREADS_WORK``),
+    us per fit: medians of alternating repeats of 200 fits each, and the median
+    of their ratios.
 
 Run: python benchmarks/bench_passes.py [--quick] [--columns (parts 7 and 8 only)]
      python benchmarks/bench_passes.py --gram (part 9 only)
      python benchmarks/bench_passes.py --sparse-gradient (part 10 only)
      python benchmarks/bench_passes.py --augmented (part 12 only)
+     python benchmarks/bench_passes.py --blas-limit (part 13 only)
 """
 
 import argparse
@@ -112,11 +118,14 @@ def main():
     parser.add_argument("--sparse-gradient", action="store_true", help="only part 10")
     parser.add_argument("--lapack-threads", action="store_true", help="only part 11")
     parser.add_argument("--augmented", action="store_true", help="only part 12")
+    parser.add_argument("--blas-limit", action="store_true", help="only part 13")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     repeats = 3 if args.quick else 5
     if args.augmented:
         return augmented(rng, 3 * repeats, args.quick)
+    if args.blas_limit:
+        return blas_limit(15)
     if args.gram:
         return gram_accumulator(rng, repeats)
     if args.sparse_gradient:
@@ -278,6 +287,42 @@ def lapack_threads(rng, repeats, quick):
         _blas.LAPACK_ONE_THREAD = rule
         print(f"  {n} x {p}, {classes} classes, {objective}: " + " | ".join(
             f"{min(times[keep]):.1f} / {np.median(times[keep]):.1f}" for keep in (True, False)), flush=True)
+
+
+def blas_limit(repeats, fits=200):
+    """Part 13: tiny fits with and without the one-thread limit around the loop."""
+    from sklearn.datasets import load_diabetes, load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    from skvan import VANLassoRegressor, VANLogisticRegression
+    from skvan.van import _solver
+
+    X, y = load_diabetes(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    alpha = 0.1 * np.max(np.abs(X.T @ (y - y.mean()))) / len(y)
+    Xi, yi = load_iris(return_X_y=True)
+    Xi = StandardScaler().fit_transform(Xi)
+    cases = (("diabetes Lasso (11 parameters)", VANLassoRegressor(alpha=alpha), X, y),
+             ("iris logistic (150 x 5)", VANLogisticRegression(), Xi, (yi == 2).astype(int)))
+    print(f"13. Tiny fits (us per fit, medians of {repeats} alternating repeats of {fits})")
+    print(f"  {'':32s}{'limit':>10s}{'none':>10s}{'ratio':>8s}")
+    default = _solver.NO_THREADS_WORK
+    try:
+        for name, est, A, b in cases:
+            times = {0: [], default: []}
+            for _ in range(repeats):
+                for work in times:
+                    _solver.NO_THREADS_WORK = work  # 0: the limit on every small fit
+                    est.fit(A, b)
+                    start = time.perf_counter()
+                    for _ in range(fits):
+                        est.fit(A, b)
+                    times[work].append((time.perf_counter() - start) / fits * 1e6)
+            with_limit, without = np.array(times[0]), np.array(times[default])
+            print(f"  {name:32s}{np.median(with_limit):10.0f}{np.median(without):10.0f}"
+                  f"{np.median(without / with_limit):8.3f}")
+    finally:
+        _solver.NO_THREADS_WORK = default
 
 
 def sparse_gradient(rng, repeats):

@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.linear_model import Lasso, LogisticRegression
 
 from skvan import VANLassoRegressor, VANLogisticRegression
@@ -200,6 +201,34 @@ def test_small_fits_run_on_one_blas_thread_and_restore_the_count(monkeypatch):
     VANLogisticRegression().fit(X, y)
     assert seen and all(set(threads) == {1} for threads in seen)
     assert blas_threads() == before
+
+
+def test_tiny_fits_leave_the_blas_limit_out_and_fit_the_same(monkeypatch):
+    """Below ``NO_THREADS_WORK`` multiply-adds no BLAS call threads: the loop does
+    not enter threadpoolctl's limit (diabetes' Lasso on ``X^T X``, 11 parameters;
+    iris' logistic fit, 150 x 5), and leaving it out changes no bit of the fit."""
+    from sklearn.datasets import load_diabetes, load_iris
+
+    from skvan._blas import _OneBlasThread
+    from skvan.van import _solver
+
+    entered = []
+    enter = _OneBlasThread.__enter__
+    monkeypatch.setattr(_OneBlasThread, "__enter__",
+                        lambda self: entered.append(1) or enter(self))
+    X, y = load_diabetes(return_X_y=True)
+    Xi, yi = load_iris(return_X_y=True)
+    fits = [(VANLassoRegressor(alpha=0.1), X, y), (VANLogisticRegression(), Xi, yi == 2)]
+    tiny = [est.fit(A, b) for est, A, b in fits]
+    assert not entered
+    monkeypatch.setattr(_solver, "NO_THREADS_WORK", 0)  # the limit on every small fit
+    limited = [clone(est).fit(A, b) for est, A, b in fits]
+    assert len(entered) == len(fits)
+    for a, b in zip(tiny, limited):
+        np.testing.assert_array_equal(a.coef_, b.coef_)
+        np.testing.assert_array_equal(a.intercept_, b.intercept_)
+        np.testing.assert_array_equal(a.covariance_, b.covariance_)
+        assert a.n_iter_ == b.n_iter_
 
 
 def _lapack_threads():

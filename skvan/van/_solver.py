@@ -42,6 +42,15 @@ from ._stopping import MeanContraction
 #: multinomial model on digits, K Gram products of 65 columns, 1.8x faster).
 #: Larger problems keep the user's settings.
 SMALL_WORK = 1e8
+#: ...and below this many (``rows * width^2`` and ``n_params^3``: the largest
+#: product and factorisation of an iteration) no BLAS call threads, and the limit,
+#: four calls into threadpoolctl per fit, is left out. OpenBLAS runs a call on
+#: one thread below ``2304 * GEMM_MULTITHREAD_THRESHOLD`` (= 4) multiply-adds for
+#: gemv, the lowest of its thresholds (``interface/gemv.c``; gemm's is 65536 * 4,
+#: the level-1 kernels' 10,000 entries). On diabetes' Lasso (11 parameters) and
+#: iris' logistic fit (150 x 5) the limit was 3% and 1.5% of a fit (``python
+#: benchmarks/bench_passes.py --blas-limit``, benchmarks/RESULTS.md).
+NO_THREADS_WORK = 2304 * 4
 
 #: Consecutive rejected steps (deterministic, full batch) after which a run stops
 #: as "stalled": the schedule's next rates get two more chances.
@@ -201,7 +210,10 @@ class VANSolver:
     def _blas_threads(self):
         X = getattr(self.f, "X", None)
         width = self.family.n_params if X is None else X.shape[1]
-        if self.batches_.rows * width**2 < SMALL_WORK:
+        rows, n_params = self.batches_.rows, self.family.n_params
+        if max(rows * width**2, n_params**3) < NO_THREADS_WORK:
+            return _NO_CONTEXT  # nothing would thread (NO_THREADS_WORK)
+        if rows * width**2 < SMALL_WORK:
             return _OneBlasThread()  # threadpoolctl's limit, its libraries found once
         return _NO_CONTEXT
 
