@@ -42,17 +42,18 @@ Each figure is the minimum over repeats, in ms (us for the per-call costs):
     ``X^T W y``) against one pass of ``[X, 1, y]^T W [X, 1, y]``
     (``skvan._data.augmented_gram``), whose diagonal gives the statistics;
     medians of alternating repeats.
-13. ``--blas-limit``: tiny fits (diabetes' Lasso on ``X^T X``, 11 parameters;
-    iris' logistic fit, 150 x 5) with threadpoolctl's one-thread limit around
-    the solver's loop against without it (``skvan.van._solver.NO_THREADS_WORK``),
-    us per fit: medians of alternating repeats of 200 fits each, and the median
-    of their ratios.
+13. ``--tiny-fits``: the fixed costs of tiny fits (diabetes' Lasso on ``X^T X``,
+    11 parameters; iris' logistic fit, 150 x 5), us per fit, medians of
+    alternating repeats of 200 fits each: as they are, with threadpoolctl's
+    one-thread limit around the solver's loop (``skvan.van._solver.NO_THREADS_WORK``
+    set to 0), and with the parameters' names read off ``__init__``'s signature
+    at each call, as scikit-learn does (``VANLinearModel._get_param_names``).
 
 Run: python benchmarks/bench_passes.py [--quick] [--columns (parts 7 and 8 only)]
      python benchmarks/bench_passes.py --gram (part 9 only)
      python benchmarks/bench_passes.py --sparse-gradient (part 10 only)
      python benchmarks/bench_passes.py --augmented (part 12 only)
-     python benchmarks/bench_passes.py --blas-limit (part 13 only)
+     python benchmarks/bench_passes.py --tiny-fits (part 13 only)
 """
 
 import argparse
@@ -118,14 +119,14 @@ def main():
     parser.add_argument("--sparse-gradient", action="store_true", help="only part 10")
     parser.add_argument("--lapack-threads", action="store_true", help="only part 11")
     parser.add_argument("--augmented", action="store_true", help="only part 12")
-    parser.add_argument("--blas-limit", action="store_true", help="only part 13")
+    parser.add_argument("--tiny-fits", action="store_true", help="only part 13")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     repeats = 3 if args.quick else 5
     if args.augmented:
         return augmented(rng, 3 * repeats, args.quick)
-    if args.blas_limit:
-        return blas_limit(15)
+    if args.tiny_fits:
+        return tiny_fits(15)
     if args.gram:
         return gram_accumulator(rng, repeats)
     if args.sparse_gradient:
@@ -289,12 +290,14 @@ def lapack_threads(rng, repeats, quick):
             f"{min(times[keep]):.1f} / {np.median(times[keep]):.1f}" for keep in (True, False)), flush=True)
 
 
-def blas_limit(repeats, fits=200):
-    """Part 13: tiny fits with and without the one-thread limit around the loop."""
+def tiny_fits(repeats, fits=200):
+    """Part 13: the fixed costs of tiny fits, each saving undone in turn."""
+    from sklearn.base import BaseEstimator
     from sklearn.datasets import load_diabetes, load_iris
     from sklearn.preprocessing import StandardScaler
 
     from skvan import VANLassoRegressor, VANLogisticRegression
+    from skvan.linear_model._base import VANLinearModel
     from skvan.van import _solver
 
     X, y = load_diabetes(return_X_y=True)
@@ -304,25 +307,41 @@ def blas_limit(repeats, fits=200):
     Xi = StandardScaler().fit_transform(Xi)
     cases = (("diabetes Lasso (11 parameters)", VANLassoRegressor(alpha=alpha), X, y),
              ("iris logistic (150 x 5)", VANLogisticRegression(), Xi, (yi == 2).astype(int)))
-    print(f"13. Tiny fits (us per fit, medians of {repeats} alternating repeats of {fits})")
-    print(f"  {'':32s}{'limit':>10s}{'none':>10s}{'ratio':>8s}")
-    default = _solver.NO_THREADS_WORK
-    try:
-        for name, est, A, b in cases:
-            times = {0: [], default: []}
-            for _ in range(repeats):
-                for work in times:
-                    _solver.NO_THREADS_WORK = work  # 0: the limit on every small fit
+    default_work, cached = _solver.NO_THREADS_WORK, VANLinearModel.__dict__["_get_param_names"]
+
+    @contextlib.contextmanager
+    def undone(variant):
+        try:
+            if variant == "limit":  # threadpoolctl's limit around every small fit
+                _solver.NO_THREADS_WORK = 0
+            elif variant == "names":  # scikit-learn's signature inspection per call
+                VANLinearModel._get_param_names = BaseEstimator.__dict__["_get_param_names"]
+            yield
+        finally:
+            _solver.NO_THREADS_WORK = default_work
+            VANLinearModel._get_param_names = cached
+
+    variants = ("as is", "limit", "names")
+    print(f"13. Tiny fits, us per fit (medians of {repeats} alternating repeats of {fits}): as "
+          "they are, with the BLAS limit (NO_THREADS_WORK = 0), and with the parameters'\n"
+          "    names read off the signature at each call; in brackets, the median ratio of "
+          "the fit as it is to each")
+    print(f"  {'':32s}" + "".join(f"{v:>18s}" for v in variants))
+    for name, est, A, b in cases:
+        times = {v: [] for v in variants}
+        for _ in range(repeats):
+            for variant in variants:
+                with undone(variant):
                     est.fit(A, b)
                     start = time.perf_counter()
                     for _ in range(fits):
                         est.fit(A, b)
-                    times[work].append((time.perf_counter() - start) / fits * 1e6)
-            with_limit, without = np.array(times[0]), np.array(times[default])
-            print(f"  {name:32s}{np.median(with_limit):10.0f}{np.median(without):10.0f}"
-                  f"{np.median(without / with_limit):8.3f}")
-    finally:
-        _solver.NO_THREADS_WORK = default
+                    times[variant].append((time.perf_counter() - start) / fits * 1e6)
+        base = np.array(times["as is"])
+        cells = [f"{np.median(base):18.0f}"] + [
+            f"{np.median(times[v]):10.0f} ({np.median(base / np.array(times[v])):.3f})"
+            for v in variants[1:]]
+        print(f"  {name:32s}" + "".join(cells))
 
 
 def sparse_gradient(rng, repeats):

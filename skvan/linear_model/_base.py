@@ -6,6 +6,7 @@ expectations in :mod:`skvan.expectations`, the loop and its parts in
 :mod:`skvan.van`.
 """
 
+import functools
 from numbers import Integral, Real
 
 import numpy as np
@@ -43,6 +44,12 @@ CHECK_X = dict(dtype=[np.float64, np.float32], accept_sparse=["csr", "csc"])
 AUTO_GROWTH_FULL_BATCH = 100.0
 
 
+@functools.lru_cache(maxsize=None)
+def _param_names(cls):
+    """scikit-learn's ``_get_param_names`` of ``cls``, computed once per class."""
+    return tuple(BaseEstimator._get_param_names.__func__(cls))
+
+
 class VANLinearModel(BaseEstimator):
     """Base class: shared parameters and the calls into :class:`~skvan.van.VANSolver`.
 
@@ -75,6 +82,14 @@ class VANLinearModel(BaseEstimator):
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
+
+    @classmethod
+    def _get_param_names(cls):
+        """The parameters' names, as scikit-learn's, read off ``__init__``'s signature
+        once per class: scikit-learn inspects it at each call, and every fit's
+        parameter validation calls ``get_params`` (part 13 of ``python
+        benchmarks/bench_passes.py`` times a fit with and without this)."""
+        return list(_param_names(cls))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

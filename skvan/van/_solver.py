@@ -49,7 +49,7 @@ SMALL_WORK = 1e8
 #: gemv, the lowest of its thresholds (``interface/gemv.c``; gemm's is 65536 * 4,
 #: the level-1 kernels' 10,000 entries). On diabetes' Lasso (11 parameters) and
 #: iris' logistic fit (150 x 5) the limit was 3% and 1.5% of a fit (``python
-#: benchmarks/bench_passes.py --blas-limit``, benchmarks/RESULTS.md).
+#: benchmarks/bench_passes.py --tiny-fits``, benchmarks/RESULTS.md).
 NO_THREADS_WORK = 2304 * 4
 
 #: Consecutive rejected steps (deterministic, full batch) after which a run stops
