@@ -1,5 +1,6 @@
 """scikit-learn's estimator checks over every public estimator."""
 
+import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from skvan import (
@@ -62,3 +63,19 @@ def _expected_failed_checks(estimator):
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failed_checks)
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=lambda est: type(est).__name__)
+def test_parameter_names_read_once_are_scikit_learns(estimator):
+    """The names read once per class are those scikit-learn reads off the
+    signature at each call, and a caller changing the list it got changes no
+    later answer."""
+    from sklearn.base import BaseEstimator
+
+    cls = type(estimator)
+    expected = BaseEstimator.__dict__["_get_param_names"].__func__(cls)
+    names = cls._get_param_names()
+    assert names == expected
+    names.append("not a parameter")
+    assert cls._get_param_names() == expected
+    assert sorted(estimator.get_params(deep=False)) == expected
