@@ -47,6 +47,7 @@ Run: python benchmarks/bench_lasso.py [--quick] [--plot FILE]
      python benchmarks/bench_lasso.py --growth   (the choice of beta_growth="auto")
      python benchmarks/bench_lasso.py --checks
      python benchmarks/bench_lasso.py --growth --corrections 3   (any mode, another budget)
+     python benchmarks/bench_lasso.py --checks --undecided-radius 10   (any mode, another cut)
      python benchmarks/bench_lasso.py --memory [--quick]
      python benchmarks/bench_lasso.py --path [--repeats 3]
      python benchmarks/bench_lasso.py --enet-path [--repeats 3]
@@ -422,12 +423,19 @@ def main():
     parser.add_argument("--corrections", type=int, default=None,
                         help="the certificate's corrections per reading "
                              "(skvan.objectives._sparse.CERTIFICATE_CORRECTIONS)")
+    parser.add_argument("--undecided-radius", type=float, default=None,
+                        help="the longest move, in sds of q, of a coordinate whose sign q "
+                             "has not decided (skvan.objectives._sparse.UNDECIDED_RADIUS)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     if args.corrections is not None:
         from skvan.objectives import _sparse
 
         _sparse.CERTIFICATE_CORRECTIONS = args.corrections
+    if args.undecided_radius is not None:
+        from skvan.objectives import _sparse
+
+        _sparse.UNDECIDED_RADIUS = args.undecided_radius
     if args.speed:
         return speed_table(args.quick, args.repeats, not args.cold)
     if args.memory:
