@@ -88,7 +88,9 @@ class VANLinearModel(BaseEstimator):
         """The parameters' names, as scikit-learn's, read off ``__init__``'s signature
         once per class: scikit-learn inspects it at each call, and every fit's
         parameter validation calls ``get_params`` (part 13 of ``python
-        benchmarks/bench_passes.py`` times a fit with and without this)."""
+        benchmarks/bench_passes.py`` times a fit with and without this). A
+        private scikit-learn method, overridden, not imported: were scikit-learn to
+        stop calling it, this would go unused, not wrong."""
         return list(_param_names(cls))
 
     def __sklearn_tags__(self):

@@ -48,7 +48,7 @@ SMALL_WORK = 1e8
 #: one thread below ``2304 * GEMM_MULTITHREAD_THRESHOLD`` (= 4) multiply-adds for
 #: gemv, the lowest of its thresholds (``interface/gemv.c``; gemm's is 65536 * 4,
 #: the level-1 kernels' 10,000 entries). On diabetes' Lasso (11 parameters) and
-#: iris' logistic fit (150 x 5) the limit was 3% and 1.5% of a fit (``python
+#: iris' logistic fit (150 x 5) the limit was 2-3% and 1-2% of a fit (``python
 #: benchmarks/bench_passes.py --tiny-fits``, benchmarks/RESULTS.md).
 NO_THREADS_WORK = 2304 * 4
 
