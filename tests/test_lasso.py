@@ -540,6 +540,54 @@ def test_the_kkt_solve_fails_where_scipy_solve_would(log_cond):
         np.testing.assert_allclose(got, expected, atol=10.0 ** (log_cond - 13) * scale)
 
 
+def test_the_kkt_solve_gives_up_on_non_finite_matrices_and_norms():
+    """A non-finite entry, or finite entries whose column sums overflow (a 1-norm
+    of inf, where pocon's reciprocal condition number is 0), get no factor: the
+    1-norm alone decides, without a pass over the entries."""
+    from skvan.objectives._sparse import _cholesky
+
+    for bad in (np.nan, np.inf, -np.inf):
+        A = np.eye(3)
+        A[1, 2] = A[2, 1] = bad
+        assert _cholesky(A) is None
+    huge = np.array([[1.5e308, 1e308], [1e308, 1.5e308]])
+    with np.errstate(over="ignore"):
+        assert np.isfinite(huge).all() and not np.isfinite(np.abs(huge).sum(axis=0)).all()
+        assert _cholesky(huge) is None
+    assert _cholesky(huge / 4) is not None  # the same matrix, its sums finite
+
+
+@pytest.mark.parametrize("form", ["gram", "rows"])
+def test_a_check_without_equations_after_a_flip_decides_as_the_full_one(form):
+    """The certificate's and kkt_finish's check skips the equations' misses
+    where a sign flipped (the check has failed and the corrections drop the
+    flipped coefficients): everything else it returns is the full check's, to
+    the bit, and on supports without a flip so are the misses."""
+    from skvan.objectives import L1Penalty, LinearModelObjective, QuadraticObjective, SquaredLoss
+    from skvan.objectives._sparse import _KKTCheck
+
+    X, y = load_diabetes(return_X_y=True)
+    f = LinearModelObjective(X, y, SquaredLoss(), None, L1Penalty(np.full(10, 30.0)))
+    f = QuadraticObjective.from_linear(f) if form == "gram" else f
+    full, lean = _KKTCheck(f), _KKTCheck(f, equations_when_flipped=False)
+    rng = np.random.default_rng(0)
+    n_flipped = n_kept = 0
+    for _ in range(40):
+        support = rng.random(10) < 0.6
+        signs = np.where(rng.random(10) < 0.5, -1.0, 1.0)
+        expected, got = full(support, signs), lean(support, signs)
+        for a, b in zip(expected[:4], got[:4]):
+            np.testing.assert_array_equal(a, b)
+        assert got[5] == expected[5]
+        if expected[2].any():
+            assert got[4] is None and not got[5]
+            n_flipped += 1
+        else:
+            np.testing.assert_array_equal(got[4], expected[4])
+            n_kept += 1
+    assert n_flipped and n_kept
+
+
 @pytest.mark.parametrize("form", ["gram", "rows", "sparse rows"])
 def test_a_support_one_larger_borders_the_kept_factor(form):
     """A support one coefficient larger than a kept one borders that factor

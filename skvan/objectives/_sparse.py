@@ -15,6 +15,7 @@ It stays bounded away from 0 for a coefficient whose optimum is 0 and vanishes
 (``|m_j| / s_j -> inf`` as ``q`` concentrates) for the others.
 """
 
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -122,12 +123,26 @@ def _support_system(objective, support):
 def _new_system(objective, idx):
     """:func:`_support_system` of the indices ``idx``, from scratch."""
     G_SS = objective.gram_block(idx)
-    diag = np.sqrt(np.maximum(G_SS.diagonal(), 0.0))  # (np.clip: 4x the time at |S| = 10)
-    diag[~(np.isfinite(diag) & (diag > 0))] = 1.0
+    if getattr(objective, "G", None) is not None:
+        # The equilibration of every column at once, kept: the same numbers as the
+        # block's (G's diagonal itself; the rows' objective forms its blocks).
+        shared = objective.smooth_cache()
+        if "kkt_diag" not in shared:
+            shared["kkt_diag"] = _equilibration(objective.G.diagonal())
+        diag = shared["kkt_diag"].take(idx)
+    else:
+        diag = _equilibration(G_SS.diagonal())
     A = G_SS / diag[:, None] / diag[None, :]
     colsum = np.abs(A).sum(axis=0)
     factor, inv_norm = _factor(A, colsum.max())
     return _SupportSystem(idx, diag, factor, A if factor is None else None, colsum, inv_norm)
+
+
+def _equilibration(gram_diagonal):
+    """``sqrt(G_jj)``, 1 where that is 0 or not finite."""
+    diag = np.sqrt(np.maximum(gram_diagonal, 0.0))  # (np.clip: 4x the time at |S| = 10)
+    diag[~(np.isfinite(diag) & (diag > 0))] = 1.0
+    return diag
 
 
 def _bordered_system(objective, support, kept):
@@ -198,7 +213,9 @@ def _cholesky(A):
 def _factor(A, norm):
     """``(factor, ||A^-1||_1)`` as :func:`_cholesky` decides, for ``A`` of 1-norm
     ``norm``; ``(None, None)`` where it gives up."""
-    if not np.isfinite(A).all():
+    # (A non-finite entry makes the 1-norm non-finite, and so does a column sum
+    # that overflows, where pocon's rcond would be 0.)
+    if not math.isfinite(norm):
         return None, None
     c, info = lapack.dpotrf(A, lower=1, clean=0)
     if info != 0:
@@ -362,7 +379,7 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
         Whether ``coef`` satisfies the KKT conditions.
     """
     with _one_blas_thread(len(mean)):
-        check = _KKTCheck(objective, rtol)
+        check = _KKTCheck(objective, rtol, equations_when_flipped=False)
         if max_corrections is None:
             max_corrections = len(check.b)
         start = support_from_q(mean, variance, check.strength, eps, slack), np.sign(mean)
@@ -411,7 +428,7 @@ def _correct(check, support, signs, grad, flipped, excess, enter):
     corrections)."""
     if flipped.any():
         support &= ~flipped
-        if not (enter > 0 and np.any(excess > check.atol)):
+        if not (enter > 0 and (excess > check.atol).any()):
             return
     j = _entering(excess, enter)
     support[j] = True
@@ -422,10 +439,10 @@ def _entering(excess, enter):
     """The coordinates a KKT correction enters: every one violating the
     conditions by at least ``enter`` times the worst violation ``max(excess)``
     (0, or no positive violation: the worst alone)."""
-    worst = np.max(excess)
+    worst = excess.max()
     if enter > 0 and worst > 0:
-        return np.flatnonzero(excess >= enter * worst)
-    return int(np.argmax(excess))
+        return (excess >= enter * worst).nonzero()[0]
+    return int(excess.argmax())
 
 
 def kkt_follow(before, after, coef, rtol=1e-9, max_events=None):
@@ -699,8 +716,9 @@ class _KKTCheck:
     computed once: :class:`LassoCertificate` checks one or two supports per
     iteration."""
 
-    def __init__(self, objective, rtol=1e-9):
+    def __init__(self, objective, rtol=1e-9, equations_when_flipped=True):
         self.objective = objective
+        self.equations_when_flipped = equations_when_flipped
         self.strength = objective.penalty.strength
         shared = objective.smooth_cache()
         if "kkt_rhs" not in shared:
@@ -727,7 +745,12 @@ class _KKTCheck:
         solution misses by about ``lambda_j``. That allowance (a product with the
         support's block of ``|G|``) is computed only where an equation misses
         its off-support tolerance: a well-conditioned solve meets that already,
-        and the check then decides as it would with it."""
+        and the check then decides as it would with it.
+
+        A check made with ``equations_when_flipped=False`` returns ``unsolved``
+        None when a sign flipped: the check has failed then, and the corrections
+        (:func:`kkt_finish`, :class:`LassoCertificate`) look at the equations only
+        when no sign did; the homotopy reads them at every event."""
         # (take and the array methods: a path makes one check per kink, and
         # these few dozen small calls are most of one.)
         w, idx = _solve_on_support(self.objective, self.b, self.strength, support, signs)
@@ -737,12 +760,16 @@ class _KKTCheck:
         excess[idx] = -np.inf
         ok = not (excess > self.atol).any()
         flipped = np.zeros(support.shape[0], dtype=bool)
-        unsolved = np.empty(w.shape[0])
-        unsolved.fill(-np.inf)
         if idx.size:
             lam, z, w_s = self.strength.take(idx), signs.take(idx), w.take(idx)
             flips = w_s * z <= 0
             flips &= lam != 0
+            if not self.equations_when_flipped and flips.any():
+                flipped[idx] = flips
+                return w, grad, flipped, excess, None, False
+        unsolved = np.empty(w.shape[0])
+        unsolved.fill(-np.inf)
+        if idx.size:
             miss = grad.take(idx)
             miss += lam * z
             np.abs(miss, out=miss)
@@ -938,7 +965,7 @@ class LassoCertificate:
         """Start a run."""
         self.mean_test.reset()
         self._failed = set()
-        self._check = _KKTCheck(self.quadratic)
+        self._check = _KKTCheck(self.quadratic, equations_when_flipped=False)
         self._waited = 0
         self.slack = None
         self._certified = None
