@@ -160,7 +160,8 @@ class VANLinearModel(BaseEstimator):
         if mean is None:
             mean = np.zeros(f.n_params)
         lam = f.unit_predictor_precision()
-        lam = np.tile(lam, f.n_params // lam.size)  # every row of [coef, intercept]
+        if lam.size != f.n_params:
+            lam = np.tile(lam, f.n_params // lam.size)  # every row of [coef, intercept]
         X = getattr(f, "X", None)  # rows in memory (the Gram forms are written through them)
         return family_from_parts(self.covariance_, mean, lam, np.zeros(0 if X is None else X.shape[0]),
                                  X, self._free(f))
@@ -168,7 +169,9 @@ class VANLinearModel(BaseEstimator):
     @staticmethod
     def _free(f):
         """The unpenalised coordinates of ``f`` (the intercept)."""
-        return np.broadcast_to(getattr(f.penalty, "strength", 0.0) == 0, (f.n_params,))
+        free = getattr(f.penalty, "strength", 0.0) == 0
+        # (np.broadcast_to costs a few us even where there is nothing to broadcast)
+        return free if np.shape(free) == (f.n_params,) else np.broadcast_to(free, (f.n_params,))
 
     def _prior_family(self, n_params, variance):
         """``N(0, variance I)``: where a stream starts."""

@@ -43,6 +43,7 @@ def jacobi_column_scale(X, sample_weight, ridge):
 #: sums without normalising them; column statistics read off a Gram matrix
 #: (:func:`gram_column_statistics`) stand in for a pass over the rows only there.
 _SAFE_ENTRY = 1e100
+_MAX_FLOAT = float(np.finfo(np.float64).max)
 
 
 def gram_column_statistics(G, sample_weight):
@@ -85,10 +86,13 @@ def _jacobi_scale(total, top, squares, ridge):
     top = top.copy()
     top[top == 0] = 1.0
     # Squares of entries beyond 1e+-100 would over/underflow: normalise those.
-    safe = bool(np.all((top < _SAFE_ENTRY) & (top > 1.0 / _SAFE_ENTRY)))
-    norm = np.ones_like(top) if safe else top
-    mean_square = squares(None if safe else norm)
-    scale = np.hypot(norm * np.sqrt(mean_square / total), np.sqrt(ridge / total))
+    safe = bool(((top < _SAFE_ENTRY) & (top > 1.0 / _SAFE_ENTRY)).all())
+    scale = np.sqrt(squares(None if safe else top) / total)
+    # (1 * s is s and hypot(s, 0) is |s|, exactly: most fits skip both.)
+    if not safe:
+        scale *= top
+    if np.asarray(ridge).any():  # (a scalar, or one per column)
+        scale = np.hypot(scale, np.sqrt(ridge / total))
     # Columns too small to rescale (below 2^-_MAX_LOG2_SCALE, e.g. subnormal
     # entries) are numerically zero: rescaling them to the clip would multiply
     # their penalty by 2^160 and the start's expected penalty with it.
@@ -111,8 +115,8 @@ def check_entry_size(top, n_samples, scale=1.0):
     top = np.asarray(top, dtype=np.float64)
     if not top.size:
         return
-    limit = np.sqrt(np.finfo(np.float64).max / max(n_samples * top.size, 1))
-    if float(np.max(top / scale)) > limit:
+    limit = np.sqrt(_MAX_FLOAT / max(n_samples * top.size, 1))
+    if float((top / scale).max()) > limit:
         raise ValueError(
             f"X has entries up to {float(np.max(top)):.3g} in absolute value: sums of "
             "their squares, which skvan's float64 arithmetic forms, would overflow "

@@ -583,7 +583,7 @@ def family_from_parts(kind, mean, lam, d, X, free=None):
 
     if kind in ("dual", "operator"):
         return make_gram_family(kind, mean, GramPrecision(lam, d, X, free))
-    data = np.any(d != 0)
+    data = bool((d != 0).any())
     if kind == "diag":
         return make_family(kind, mean, lam + np.asarray(squared(X).T @ d).ravel() if data else lam)
     P = np.diag(lam)
