@@ -46,8 +46,10 @@ Each figure is the minimum over repeats, in ms (us for the per-call costs):
     11 parameters; iris' logistic fit, 150 x 5), us per fit, medians of
     alternating repeats of 200 fits each: as they are, with threadpoolctl's
     one-thread limit around the solver's loop (``skvan.van._solver.NO_THREADS_WORK``
-    set to 0), and with the parameters' names read off ``__init__``'s signature
-    at each call, as scikit-learn does (``VANLinearModel._get_param_names``).
+    set to 0), with the parameters' names read off ``__init__``'s signature
+    at each call, as scikit-learn does (``VANLinearModel._get_param_names``),
+    and with the certificate's KKT checks computing the equations' misses also
+    after a sign flipped (``_KKTCheck(..., equations_when_flipped=True)``).
 
 Run: python benchmarks/bench_passes.py [--quick] [--columns (parts 7 and 8 only)]
      python benchmarks/bench_passes.py --gram (part 9 only)
@@ -298,6 +300,7 @@ def tiny_fits(repeats, fits=200):
 
     from skvan import VANLassoRegressor, VANLogisticRegression
     from skvan.linear_model._base import VANLinearModel
+    from skvan.objectives import _sparse
     from skvan.van import _solver
 
     X, y = load_diabetes(return_X_y=True)
@@ -308,6 +311,7 @@ def tiny_fits(repeats, fits=200):
     cases = (("diabetes Lasso (11 parameters)", VANLassoRegressor(alpha=alpha), X, y),
              ("iris logistic (150 x 5)", VANLogisticRegression(), Xi, (yi == 2).astype(int)))
     default_work, cached = _solver.NO_THREADS_WORK, VANLinearModel.__dict__["_get_param_names"]
+    check_init = _sparse._KKTCheck.__init__
 
     @contextlib.contextmanager
     def undone(variant):
@@ -316,16 +320,21 @@ def tiny_fits(repeats, fits=200):
                 _solver.NO_THREADS_WORK = 0
             elif variant == "names":  # scikit-learn's signature inspection per call
                 VANLinearModel._get_param_names = BaseEstimator.__dict__["_get_param_names"]
+            elif variant == "misses":  # the equations' misses also after a flip
+                _sparse._KKTCheck.__init__ = (
+                    lambda self, objective, rtol=1e-9, equations_when_flipped=True:
+                    check_init(self, objective, rtol, True))
             yield
         finally:
             _solver.NO_THREADS_WORK = default_work
             VANLinearModel._get_param_names = cached
+            _sparse._KKTCheck.__init__ = check_init
 
-    variants = ("as is", "limit", "names")
+    variants = ("as is", "limit", "names", "misses")
     print(f"13. Tiny fits, us per fit (medians of {repeats} alternating repeats of {fits}): as "
-          "they are, with the BLAS limit (NO_THREADS_WORK = 0), and with the parameters'\n"
-          "    names read off the signature at each call; in brackets, the median ratio of "
-          "the fit as it is to each")
+          "they are, with the BLAS limit (NO_THREADS_WORK = 0), with the parameters'\n"
+          "    names read off the signature at each call, and with the KKT checks' misses "
+          "after a flip; in brackets, the median ratio of the fit as it is to each")
     print(f"  {'':32s}" + "".join(f"{v:>18s}" for v in variants))
     for name, est, A, b in cases:
         times = {v: [] for v in variants}
