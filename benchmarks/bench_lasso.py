@@ -330,7 +330,9 @@ def path_comparison(repeats):
 
 def certificate_checks():
     """KKT checks, iterations and corrections of VANLassoRegressor (defaults) in
-    each order of the certificate's readings."""
+    each order of the certificate's readings, and with the first iteration's
+    reading (no distance yet) replaced by the empty support: an active set grown
+    from nothing instead of corrected from ``q``'s first step."""
     from skvan.objectives import LassoCertificate
     from skvan.objectives import _sparse as sparse
     from skvan.objectives._sparse import _KKTCheck
@@ -342,6 +344,17 @@ def certificate_checks():
         return check(self, *args)
 
     default, kept = LassoCertificate.reading_order, LassoCertificate._checked
+    read = LassoCertificate._read
+
+    def empty_first(self, family):
+        if self.distance != np.inf:
+            return read(self, family)
+        support = np.asarray(self._check.free).copy()
+        certified = self._certify(support, np.zeros(support.size))
+        if certified is not None:
+            self.slack, self._certified = 0.0, (family.mean.copy(), *certified)
+        return certified is not None
+
     budget = sparse.CERTIFICATE_CORRECTIONS
     problems = [(X, y) for _, X, y in speed_datasets(True)][:5]
     print("The certificate's readings: totals over 5 sets x 5 alphas (0.3 to 0.001 alpha_max)\n")
@@ -350,9 +363,11 @@ def certificate_checks():
     _KKTCheck.__call__ = counting
     runs = [(default, True, budget), (default[::-1], True, budget), (default, False, budget)]
     runs += [(default, True, b) for b in (3, 6, 10) if b != budget]
+    runs += [(("empty",) + default, True, budget)]
     try:
         for order, keep, corrections_budget in runs:
-            LassoCertificate.reading_order = order
+            LassoCertificate.reading_order = tuple(r for r in order if r != "empty")
+            LassoCertificate._read = empty_first if "empty" in order else read
             LassoCertificate._checked = kept if keep else (lambda self, *a: self._check(*a))
             sparse.CERTIFICATE_CORRECTIONS = corrections_budget
             counted.clear()
@@ -369,7 +384,7 @@ def certificate_checks():
                   f"{1e3 * seconds:>8.1f}")
     finally:
         _KKTCheck.__call__, LassoCertificate.reading_order = check, default
-        LassoCertificate._checked = kept
+        LassoCertificate._checked, LassoCertificate._read = kept, read
         sparse.CERTIFICATE_CORRECTIONS = budget
 
 
@@ -410,7 +425,8 @@ def main():
                         help="only compare beta_growth values over 15 problems")
     parser.add_argument("--path", action="store_true", help="only VANLassoCV against LassoCV")
     parser.add_argument("--checks", action="store_true",
-                        help="only the certificate's KKT checks in each order of its readings")
+                        help="only the certificate's KKT checks in each order of its readings "
+                             "(and with the first reading the empty support)")
     parser.add_argument("--enet-path", action="store_true",
                         help="only VANElasticNetCV against ElasticNetCV")
     parser.add_argument("--speed", action="store_true",
