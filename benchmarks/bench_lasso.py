@@ -444,13 +444,11 @@ def main():
                              "has not decided (skvan.objectives._sparse.UNDECIDED_RADIUS)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
-    if args.corrections is not None:
-        from skvan.objectives import _sparse
+    from skvan.objectives import _sparse
 
+    if args.corrections is not None:
         _sparse.CERTIFICATE_CORRECTIONS = args.corrections
     if args.undecided_radius is not None:
-        from skvan.objectives import _sparse
-
         _sparse.UNDECIDED_RADIUS = args.undecided_radius
     if args.speed:
         return speed_table(args.quick, args.repeats, not args.cold)

@@ -227,7 +227,7 @@ def test_tiny_fits_leave_the_blas_limit_out_and_fit_the_same(monkeypatch):
     for a, b in zip(tiny, limited):
         np.testing.assert_array_equal(a.coef_, b.coef_)
         np.testing.assert_array_equal(a.intercept_, b.intercept_)
-        np.testing.assert_array_equal(a.covariance_, b.covariance_)
+        np.testing.assert_array_equal(a.sigma_, b.sigma_)
         assert a.n_iter_ == b.n_iter_
 
 

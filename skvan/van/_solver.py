@@ -210,10 +210,10 @@ class VANSolver:
     def _blas_threads(self):
         X = getattr(self.f, "X", None)
         width = self.family.n_params if X is None else X.shape[1]
-        rows, n_params = self.batches_.rows, self.family.n_params
-        if max(rows * width**2, n_params**3) < NO_THREADS_WORK:
+        work = self.batches_.rows * width**2
+        if max(work, self.family.n_params**3) < NO_THREADS_WORK:
             return _NO_CONTEXT  # nothing would thread (NO_THREADS_WORK)
-        if rows * width**2 < SMALL_WORK:
+        if work < SMALL_WORK:
             return _OneBlasThread()  # threadpoolctl's limit, its libraries found once
         return _NO_CONTEXT
 
