@@ -48,14 +48,20 @@ Each figure is the minimum over repeats, in ms (us for the per-call costs):
     one-thread limit around the solver's loop (``skvan.van._solver.NO_THREADS_WORK``
     set to 0), with the parameters' names read off ``__init__``'s signature
     at each call, as scikit-learn does (``VANLinearModel._get_param_names``),
-    and with the certificate's KKT checks computing the equations' misses also
-    after a sign flipped (``_KKTCheck(..., equations_when_flipped=True)``).
+    with the certificate's KKT checks computing the equations' misses also
+    after a sign flipped (``_KKTCheck(..., equations_when_flipped=True)``), and
+    with numpy's reductions in place of ``skvan._reductions``' (``a.any()``,
+    ``a.max()``, ... in the modules that import them).
+14. ``--reductions``: per call, in us, on 11 entries (diabetes' Lasso has 11
+    parameters) and on 1,000: numpy's ``any``, ``all``, ``isfinite(a).all()``,
+    ``max`` and ``min`` against ``skvan._reductions``.
 
 Run: python benchmarks/bench_passes.py [--quick] [--columns (parts 7 and 8 only)]
      python benchmarks/bench_passes.py --gram (part 9 only)
      python benchmarks/bench_passes.py --sparse-gradient (part 10 only)
      python benchmarks/bench_passes.py --augmented (part 12 only)
      python benchmarks/bench_passes.py --tiny-fits (part 13 only)
+     python benchmarks/bench_passes.py --reductions (part 14 only)
 """
 
 import argparse
@@ -122,6 +128,7 @@ def main():
     parser.add_argument("--lapack-threads", action="store_true", help="only part 11")
     parser.add_argument("--augmented", action="store_true", help="only part 12")
     parser.add_argument("--tiny-fits", action="store_true", help="only part 13")
+    parser.add_argument("--reductions", action="store_true", help="only part 14")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     repeats = 3 if args.quick else 5
@@ -129,6 +136,8 @@ def main():
         return augmented(rng, 3 * repeats, args.quick)
     if args.tiny_fits:
         return tiny_fits(15)
+    if args.reductions:
+        return reductions(rng)
     if args.gram:
         return gram_accumulator(rng, repeats)
     if args.sparse_gradient:
@@ -312,6 +321,11 @@ def tiny_fits(repeats, fits=200):
              ("iris logistic (150 x 5)", VANLogisticRegression(), Xi, (yi == 2).astype(int)))
     default_work, cached = _solver.NO_THREADS_WORK, VANLinearModel.__dict__["_get_param_names"]
     check_init = _sparse._KKTCheck.__init__
+    numpys = dict(any_of=lambda a: bool(np.asarray(a).any()), all_of=lambda a: bool(a.all()),
+                  all_finite=lambda a: bool(np.isfinite(a).all()),
+                  max_of=lambda a: a.max(), min_of=lambda a: a.min())
+    users = [(module, name, getattr(module, name)) for module in _reduction_users()
+             for name in numpys if hasattr(module, name)]
 
     @contextlib.contextmanager
     def undone(variant):
@@ -324,17 +338,23 @@ def tiny_fits(repeats, fits=200):
                 _sparse._KKTCheck.__init__ = (
                     lambda self, objective, rtol=1e-9, equations_when_flipped=True:
                     check_init(self, objective, rtol, True))
+            elif variant == "numpy":  # numpy's reductions for skvan._reductions'
+                for module, name, _ in users:
+                    setattr(module, name, numpys[name])
             yield
         finally:
             _solver.NO_THREADS_WORK = default_work
             VANLinearModel._get_param_names = cached
             _sparse._KKTCheck.__init__ = check_init
+            for module, name, ours in users:
+                setattr(module, name, ours)
 
-    variants = ("as is", "limit", "names", "misses")
+    variants = ("as is", "limit", "names", "misses", "numpy")
     print(f"13. Tiny fits, us per fit (medians of {repeats} alternating repeats of {fits}): as "
           "they are, with the BLAS limit (NO_THREADS_WORK = 0), with the parameters'\n"
-          "    names read off the signature at each call, and with the KKT checks' misses "
-          "after a flip; in brackets, the median ratio of the fit as it is to each")
+          "    names read off the signature at each call, with the KKT checks' misses "
+          "after a flip, and with numpy's reductions;\n"
+          "    in brackets, the median ratio of the fit as it is to each")
     print(f"  {'':32s}" + "".join(f"{v:>18s}" for v in variants))
     for name, est, A, b in cases:
         times = {v: [] for v in variants}
@@ -351,6 +371,42 @@ def tiny_fits(repeats, fits=200):
             f"{np.median(times[v]):10.0f} ({np.median(base / np.array(times[v])):.3f})"
             for v in variants[1:]]
         print(f"  {name:32s}" + "".join(cells))
+
+
+def _reduction_users():
+    """The loaded skvan modules that import from ``skvan._reductions``."""
+    import sys
+
+    names = ("any_of", "all_of", "all_finite", "max_of", "min_of")
+    for name, module in list(sys.modules.items()):
+        if name.startswith("skvan.") and name != "skvan._reductions" and any(
+                getattr(getattr(module, f, None), "__module__", None) == "skvan._reductions"
+                for f in names):
+            yield module
+
+
+def reductions(rng, calls=100_000):
+    """Part 14: per-call costs of numpy's reductions and skvan._reductions'."""
+    from skvan._reductions import all_finite, all_of, any_of, max_of, min_of
+
+    print("14. Reductions, us per call (minimum of 5 repeats of "
+          f"{calls:,} calls): numpy's, skvan._reductions'")
+    for size in (11, 1000):
+        x = rng.standard_normal(size)
+        b = x > 0
+        pairs = (("any", lambda: b.any(), lambda: any_of(b)),
+                 ("all", lambda: b.all(), lambda: all_of(b)),
+                 ("isfinite(a).all()", lambda: np.isfinite(x).all(), lambda: all_finite(x)),
+                 ("max", lambda: x.max(), lambda: max_of(x)),
+                 ("min", lambda: x.min(), lambda: min_of(x)))
+        for name, theirs, ours in pairs:
+            cells = []
+            for fn in (theirs, ours):
+                def run(fn=fn):
+                    for _ in range(calls):
+                        fn()
+                cells.append(best(run, 5) / calls * 1e6)
+            print(f"  {size:>5} entries  {name:<18}{cells[0]:7.2f}{cells[1]:7.2f}", flush=True)
 
 
 def sparse_gradient(rng, repeats):

@@ -14,6 +14,7 @@ from .._data import (
     unit_variance_scale,
     weighted_column_squares,
 )
+from .._reductions import all_of, any_of, max_of, min_of
 from ._base import Objective
 from ._penalties import NoPenalty, add_diagonal
 
@@ -57,14 +58,14 @@ def gram_column_statistics(G, sample_weight):
     column's entries may lie outside ``[1e-100, 1e100]`` (from ``G_jj /
     sum_i w_i <= max_i x_ij^2 <= G_jj / min_i w_i``), or ``G`` is not finite."""
     w = np.asarray(sample_weight)
-    low = float(w.min()) if w.size else 0.0
+    low = float(min_of(w)) if w.size else 0.0
     squares = G.diagonal().copy()
     top = np.sqrt(squares / low) if low > 0 else None
     # (the comparisons are False for NaN: an overflowed G fails them)
-    if top is None or not (top < _SAFE_ENTRY).all():
+    if top is None or not all_of(top < _SAFE_ENTRY):
         return None, None
     lower = np.sqrt(squares / float(w.sum()))
-    if not ((lower > 1.0 / _SAFE_ENTRY) | (squares == 0)).all():
+    if not all_of((lower > 1.0 / _SAFE_ENTRY) | (squares == 0)):
         return None, None
     return top, squares
 
@@ -86,12 +87,12 @@ def _jacobi_scale(total, top, squares, ridge):
     top = top.copy()
     top[top == 0] = 1.0
     # Squares of entries beyond 1e+-100 would over/underflow: normalise those.
-    safe = bool(((top < _SAFE_ENTRY) & (top > 1.0 / _SAFE_ENTRY)).all())
+    safe = all_of((top < _SAFE_ENTRY) & (top > 1.0 / _SAFE_ENTRY))
     scale = np.sqrt(squares(None if safe else top) / total)
     # (1 * s is s and hypot(s, 0) is |s|, exactly: most fits skip both.)
     if not safe:
         scale *= top
-    if np.asarray(ridge).any():  # (a scalar, or one per column)
+    if any_of(ridge):  # (a scalar, or one per column)
         scale = np.hypot(scale, np.sqrt(ridge / total))
     # Columns too small to rescale (below 2^-_MAX_LOG2_SCALE, e.g. subnormal
     # entries) are numerically zero: rescaling them to the clip would multiply
@@ -100,7 +101,7 @@ def _jacobi_scale(total, top, squares, ridge):
     # (ndarray methods: np.clip, np.ptp and np.mean cost several times their
     # arithmetic on a few columns, and small fits make this once per fit.)
     log2 = np.round(np.log2(scale)).clip(-_MAX_LOG2_SCALE, _MAX_LOG2_SCALE)
-    low, high = log2.min(), log2.max()
+    low, high = min_of(log2), max_of(log2)
     if high - low <= _MAX_LOG2_SPREAD and abs(log2.mean()) <= _MAX_LOG2_SPREAD:
         return np.ones_like(log2)
     return np.exp2(log2)
@@ -116,7 +117,7 @@ def check_entry_size(top, n_samples, scale=1.0):
     if not top.size:
         return
     limit = np.sqrt(_MAX_FLOAT / max(n_samples * top.size, 1))
-    if float((top / scale).max()) > limit:
+    if float(max_of(top / scale)) > limit:
         raise ValueError(
             f"X has entries up to {float(np.max(top)):.3g} in absolute value: sums of "
             "their squares, which skvan's float64 arithmetic forms, would overflow "

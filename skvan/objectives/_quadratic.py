@@ -3,6 +3,7 @@
 import numpy as np
 
 from .._data import as_design, augmented_gram, gram, issparse, tdot
+from .._reductions import all_of
 from ._base import Objective
 from ._penalties import NoPenalty, add_diagonal
 
@@ -63,7 +64,7 @@ class QuadraticObjective(Objective):
         """The same function in the coordinates ``theta' = column_scale * theta``
         with ``penalty`` (already over ``theta'``): ``G / (s s^T)``, ``b / s`` (exact
         for powers of two, the Jacobi scales)."""
-        if np.all(column_scale == 1.0):  # the usual case: no p^2 division
+        if all_of(column_scale == 1.0):  # the usual case: no p^2 division
             return QuadraticObjective(self.G, self.b, self.c, penalty, self.total_weight)
         return QuadraticObjective(self.G / np.outer(column_scale, column_scale),
                                   self.b / column_scale, self.c, penalty, self.total_weight)

@@ -24,6 +24,7 @@ from scipy.linalg import lapack
 from scipy.special import ndtri
 
 from .._blas import _one_blas_thread
+from .._reductions import all_finite, all_of, any_of, max_of
 
 #: A coefficient is zero when ``q`` gives its other sign at least this probability
 #: (float64 resolution: below it, ``1 - p`` is 1 and the sign is certain).
@@ -58,7 +59,7 @@ def _solve_on_support(objective, b, strength, support, signs):
     is singular: those need not solve the equations, :class:`_KKTCheck` checks)
     and the support's indices."""
     w = np.zeros(b.shape[0], dtype=b.dtype)  # (not zeros_like: a check is many small calls)
-    if not support.any():
+    if not any_of(support):
         return w, support.nonzero()[0]
     system = _support_system(objective, support)
     idx, diag = system.idx, system.diag
@@ -134,7 +135,7 @@ def _new_system(objective, idx):
         diag = _equilibration(G_SS.diagonal())
     A = G_SS / diag[:, None] / diag[None, :]
     colsum = np.abs(A).sum(axis=0)
-    factor, inv_norm = _factor(A, colsum.max())
+    factor, inv_norm = _factor(A, max_of(colsum))
     return _SupportSystem(idx, diag, factor, A if factor is None else None, colsum, inv_norm)
 
 
@@ -159,7 +160,7 @@ def _bordered_system(objective, support, kept):
     not needed."""
     size = int(np.count_nonzero(support))
     for parent in kept:
-        if parent.idx.size != size - 1 or parent.factor is None or not support[parent.idx].all():
+        if parent.idx.size != size - 1 or parent.factor is None or not all_of(support[parent.idx]):
             continue
         k = parent.idx.size
         outside = support.copy()
@@ -168,7 +169,7 @@ def _bordered_system(objective, support, kept):
         idx, diag = np.empty(k + 1, dtype=parent.idx.dtype), np.empty(k + 1)
         idx[:k], idx[k] = parent.idx, j
         g = objective.gram_column(idx, j)
-        if not np.isfinite(g).all():
+        if not all_finite(g):
             return None
         diag[:k], diag[k] = parent.diag, np.sqrt(g[-1]) if g[-1] > 0 else 1.0
         a = g / (diag * diag[k])
@@ -183,7 +184,7 @@ def _bordered_system(objective, support, kept):
         L[:k, :k] = parent.factor
         L[k, :k], L[k, k] = l, np.sqrt(pivot)
         x = lapack.dtrtrs(parent.factor, l, lower=1, trans=1)[0]
-        norm, inv_norm = colsum.max(), parent.inv_norm + (np.abs(x).sum() + 1.0) ** 2 / pivot
+        norm, inv_norm = max_of(colsum), parent.inv_norm + (np.abs(x).sum() + 1.0) ** 2 / pivot
         if not norm * inv_norm * _EPS <= 1.0:
             inv_norm = _inverse_norm(L, norm)
             if inv_norm is None:
@@ -207,7 +208,7 @@ def _cholesky(A):
     """The lower Cholesky factor of ``A`` (potrf), or None where :func:`_solve_positive`
     gives up: not positive definite, or reciprocal condition number (pocon)
     below float64's epsilon."""
-    return _factor(A, np.abs(A).sum(axis=0).max())[0]
+    return _factor(A, max_of(np.abs(A).sum(axis=0)))[0]
 
 
 def _factor(A, norm):
@@ -235,7 +236,7 @@ def _inverse_norm(factor, norm):
 def _cho_solve(factor, rhs):
     """``A^-1 rhs`` from :func:`_cholesky`'s factor (potrs), or None if not finite."""
     z, info = lapack.dpotrs(factor, rhs, lower=1)
-    return z if info == 0 and np.isfinite(z).all() else None
+    return z if info == 0 and all_finite(z) else None
 
 
 #: LAPACK's relative machine precision (``dlamch("E")``), scipy.linalg.solve's
@@ -406,7 +407,7 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
             if n_corrections >= limit:
                 break
             n_corrections += 1
-            if not flipped.any() and np.any(unsolved[~check.free] > 0):
+            if not any_of(flipped) and any_of(unsolved[~check.free] > 0):
                 # The support's equations have no solution (a penalised column in the
                 # span of others, the intercept's or more than the rows allow): the
                 # penalised coefficient furthest from its equation leaves.
@@ -426,9 +427,9 @@ def _correct(check, support, signs, grad, flipped, excess, enter):
     both changes (``python benchmarks/bench_lasso.py --checks``: 78 KKT checks
     against 82 when a drop waited for the next check, 105 against 115 at 3
     corrections)."""
-    if flipped.any():
+    if any_of(flipped):
         support &= ~flipped
-        if not (enter > 0 and (excess > check.atol).any()):
+        if not (enter > 0 and any_of(excess > check.atol)):
             return
     j = _entering(excess, enter)
     support[j] = True
@@ -439,10 +440,11 @@ def _entering(excess, enter):
     """The coordinates a KKT correction enters: every one violating the
     conditions by at least ``enter`` times the worst violation ``max(excess)``
     (0, or no positive violation: the worst alone)."""
-    worst = excess.max()
+    j = int(excess.argmax())
+    worst = excess[j]
     if enter > 0 and worst > 0:
         return (excess >= enter * worst).nonzero()[0]
-    return int(excess.argmax())
+    return j
 
 
 def kkt_follow(before, after, coef, rtol=1e-9, max_events=None):
@@ -546,7 +548,7 @@ def _homotopy(check, before, coef, max_events=None, piece=None):
     t, closed, n_events = 0.0, None, 0
     # On a fixed support the check's solution at t = 1 and the values at t lie
     # on one line: each segment's slopes come from the check that failed.
-    while n_events < max_events and not np.any(unsolved > 0) and 1.0 - t > _EPS:
+    while n_events < max_events and not any_of(unsolved > 0) and 1.0 - t > _EPS:
         rest = 1.0 - t
         e = grad - (lam + t * dlam - state[0])  # the gradient's change to t = 1
         moved = rest * dlam
@@ -758,13 +760,13 @@ class _KKTCheck:
         excess = np.abs(grad)
         excess -= self.strength
         excess[idx] = -np.inf
-        ok = not (excess > self.atol).any()
+        ok = not any_of(excess > self.atol)
         flipped = np.zeros(support.shape[0], dtype=bool)
         if idx.size:
             lam, z, w_s = self.strength.take(idx), signs.take(idx), w.take(idx)
             flips = w_s * z <= 0
             flips &= lam != 0
-            if not self.equations_when_flipped and flips.any():
+            if not self.equations_when_flipped and any_of(flips):
                 flipped[idx] = flips
                 return w, grad, flipped, excess, None, False
         unsolved = np.empty(w.shape[0])
@@ -774,14 +776,14 @@ class _KKTCheck:
             miss += lam * z
             np.abs(miss, out=miss)
             miss -= self.atol.take(idx)
-            if (miss > 0).any():
+            if any_of(miss > 0):
                 abs_G = np.abs(self.objective.gram_block(idx))
                 miss -= (KKT_ROUNDOFF_ULPS * idx.size * _EPS
                          * (abs_G @ np.abs(w_s) + np.abs(self.b[idx]) + lam))
-                ok = ok and not (miss > 0).any()
+                ok = ok and not any_of(miss > 0)
             flipped[idx] = flips
             unsolved[idx] = miss
-            ok = ok and not flips.any()
+            ok = ok and not any_of(flips)
         return w, grad, flipped, excess, unsolved, ok
 
 
@@ -1040,7 +1042,7 @@ class LassoCertificate:
             w, grad, flipped, excess, unsolved, ok = self._checked(support, signs)
             if ok:
                 return w, n_corrections
-            if not flipped.any() and np.any(unsolved[~self._check.free] > 0):
+            if not any_of(flipped) and any_of(unsolved[~self._check.free] > 0):
                 return None
             _correct(self._check, support, signs, grad, flipped, excess, CERTIFICATE_ENTER)
         return None

@@ -42,6 +42,7 @@ from scipy.sparse.linalg import LinearOperator, cg
 from .._blas import lapack_one_thread
 from .._blocks import row_blocks
 from .._data import dot, gram, issparse, scale_columns, squared, tdot
+from .._reductions import any_of
 from ._family import _Gaussian
 
 #: Largest dense matrix (bytes) a family forms without being asked by name:
@@ -583,7 +584,7 @@ def family_from_parts(kind, mean, lam, d, X, free=None):
 
     if kind in ("dual", "operator"):
         return make_gram_family(kind, mean, GramPrecision(lam, d, X, free))
-    data = bool((d != 0).any())
+    data = any_of(d != 0)
     if kind == "diag":
         return make_family(kind, mean, lam + np.asarray(squared(X).T @ d).ravel() if data else lam)
     P = np.diag(lam)

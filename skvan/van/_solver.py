@@ -29,6 +29,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from .._blas import _NO_CONTEXT, _OneBlasThread, lapack_one_thread
+from .._reductions import all_finite
 from .._warnings import warn_user
 from ._batches import FullBatch
 from ._schedule import AveragingSchedule, GeometricSchedule, variational_objective
@@ -257,8 +258,8 @@ class VANSolver:
         C = self.expect.curvature
         return bool(
             np.isfinite(self.expect.value)
-            and np.isfinite(self.expect.gradient).all()
-            and (C.all_finite() if hasattr(C, "all_finite") else np.isfinite(C).all())
+            and all_finite(self.expect.gradient)
+            and (C.all_finite() if hasattr(C, "all_finite") else all_finite(C))
         )
 
     def take_step(self):

@@ -10,6 +10,8 @@ from collections import deque
 
 import numpy as np
 
+from .._reductions import max_of
+
 #: Steps over which the contraction rate is measured.
 WINDOW = 3
 
@@ -125,7 +127,7 @@ class MeanContraction:
         if d == 0.0 and step.size and not solver.exact_steps:
             self.distance = np.inf
             return False
-        mean = float(np.max(np.abs(mu))) if step.size else 0.0
+        mean = float(max_of(np.abs(mu))) if step.size else 0.0
         scale = max(mean, self.min_scale)
         self._steps.append(d)
         self.distance = np.inf
