@@ -36,14 +36,16 @@ Two measures (issue 3; the paper's Figure 2a-b):
    scikit-learn (diabetes, linnerud's first target) and generated ones up to
    1e6 rows, at ``alpha = 0.1`` and ``0.01`` of the smallest alpha that zeroes every
    coefficient (issue 14). Each timed fit follows an untimed fit of the same
-   estimator (as in bench_logistic.py: no fit runs in another solver's wake;
-   ``--cold`` for alternation alone, the protocol before 2026-11-27).
+   estimator for at least ``--warm-seconds`` (0.2 s; 0: one fit, the protocol
+   of 2026-11-27), as in bench_logistic.py (``untimed_fits``: no fit runs in
+   another solver's wake, nor in a fresh process's first fits); ``--cold`` for
+   alternation alone, the protocol before 2026-11-27.
 
 6. ``--memory``: the peak memory (``tracemalloc``) of a VANLassoRegressor and a
    VANElasticNet fit on a generated 1e6 x 20 design.
 
 Run: python benchmarks/bench_lasso.py [--quick] [--plot FILE]
-     python benchmarks/bench_lasso.py --speed [--quick] [--repeats 7] [--cold]
+     python benchmarks/bench_lasso.py --speed [--quick] [--repeats 7] [--cold] [--warm-seconds 0.2]
      python benchmarks/bench_lasso.py --growth   (the choice of beta_growth="auto")
      python benchmarks/bench_lasso.py --checks
      python benchmarks/bench_lasso.py --growth --corrections 3   (any mode, another budget)
@@ -58,6 +60,7 @@ import time
 import warnings
 
 import numpy as np
+from bench_logistic import WARM_SECONDS, timed_fit
 from sklearn.datasets import (
     load_diabetes,
     load_linnerud,
@@ -115,13 +118,14 @@ def speed_datasets(quick):
         yield f"make_regression ({n} x {p})", X, y
 
 
-def speed_table(quick, repeats, warm_up=True):
+def speed_table(quick, repeats, warm_seconds=WARM_SECONDS):
     """Wall time of VANLassoRegressor (defaults) over Lasso at the loosest tol
-    reaching TARGET, medians of alternating repeats, each timed fit after an
-    untimed one of the same estimator (``warm_up``)."""
+    reaching TARGET, medians of alternating repeats, each timed fit after
+    untimed ones of the same estimator for at least ``warm_seconds`` (None:
+    none; bench_logistic.py's ``timed_fit``)."""
     print(f"Wall time at relative error <= {TARGET:g}, medians of {repeats} alternating repeats"
-          f"{', each timed fit after one of its own' if warm_up else ''}; "
-          "alpha as a fraction of alpha_max\n")
+          f"{'' if warm_seconds is None else f', each timed fit after {warm_seconds:g} s of its own'}"
+          "; alpha as a fraction of alpha_max\n")
     print(f"{'dataset':<38}{'alpha/max':>10}{'Lasso tol':>10}{'Lasso ms':>9}{'VAN ms':>8}"
           f"{'iter':>5}{'corr':>5}{'VAN err':>9}{'ratio':>7}")
     for name, X, y in speed_datasets(quick):
@@ -135,9 +139,7 @@ def speed_table(quick, repeats, warm_up=True):
             t_sk, t_van = [], []
             for _ in range(repeats):
                 for estimator, times in ((lasso, t_sk), (van, t_van)):
-                    if warm_up:
-                        estimator.fit(X, y)
-                    times.append(timed(lambda: estimator.fit(X, y))[0])
+                    times.append(timed_fit(estimator, X, y, warm_seconds))
             print(f"{name:<38}{fraction:>10g}{tol:>10.0e}{1e3 * np.median(t_sk):>9.1f}"
                   f"{1e3 * np.median(t_van):>8.1f}{van.n_iter_:>5d}{van.n_corrections_:>5d}"
                   f"{rel_err(van.coef_, ref):>9.1e}"
@@ -434,6 +436,9 @@ def main():
     parser.add_argument("--cold", action="store_true",
                         help="--speed without an untimed fit of the same estimator before "
                              "each timed one")
+    parser.add_argument("--warm-seconds", type=float, default=WARM_SECONDS,
+                        help="--speed: untimed fits of an estimator before each timed one "
+                             "last at least this long (0: one fit)")
     parser.add_argument("--memory", action="store_true",
                         help="only the peak memory of a fit on 1e6 x 20 (--quick: 1e5 x 20)")
     parser.add_argument("--corrections", type=int, default=None,
@@ -451,7 +456,7 @@ def main():
     if args.undecided_radius is not None:
         _sparse.UNDECIDED_RADIUS = args.undecided_radius
     if args.speed:
-        return speed_table(args.quick, args.repeats, not args.cold)
+        return speed_table(args.quick, args.repeats, None if args.cold else args.warm_seconds)
     if args.memory:
         return memory_table(args.quick)
     if args.growth:

@@ -14,13 +14,18 @@ each timed fit follows an untimed fit of the same estimator: a BLAS thread pool
 keeps spinning for about 0.1 s after threaded work, and whatever runs next pays
 for it (right after an lbfgs fit, newton-cholesky and VAN took 1.6-2x their
 time on 20,000 x 100: ``--cold``, the protocol before 2026-11-27, where VAN
-always ran right after lbfgs).
+always ran right after lbfgs). The untimed fits last at least
+``--warm-seconds`` (0.2 s; 0: one fit, the protocol of 2026-11-27): one fit of
+a few ms ends inside the other library's spinning, and the first fits of a
+fresh process run slower while Python specialises their code
+(:func:`untimed_fits`).
 
 Datasets: every classification set that ships with scikit-learn, as binary
 problems (standardised, and breast_cancer also raw), and generated ones of
 1e5 and 1e6 rows (--quick: 2e4 and 1e5).
 
 Run: python benchmarks/bench_logistic.py [--quick] [--repeats 7] [--only NAME] [--cold]
+                                         [--warm-seconds 0.2]
 """
 
 import argparse
@@ -82,12 +87,33 @@ def sklearn_at_target(X, y, C, ref, solver):
                      X, y, ref)
 
 
-def timed_fit(est, X, y, warm_up=True):
-    """Seconds of ``est.fit(X, y)``, after an untimed fit of ``est`` (``warm_up``):
-    the timed fit then follows its own kind, not another solver's spinning BLAS
-    threads."""
-    if warm_up:
+#: Seconds of untimed fits of an estimator before each timed fit of it (``--warm-seconds``).
+WARM_SECONDS = 0.2
+
+
+def untimed_fits(est, X, y, seconds):
+    """Fit ``est`` untimed: once, then again until ``seconds`` have passed.
+
+    One fit is not always enough for the timed one to follow its own kind: the
+    other library's threads (scikit-learn's OpenMP and scipy's OpenBLAS; numpy's
+    OpenBLAS for skvan) keep spinning after threaded work, and a fresh process's
+    first fits of a small problem run slower while Python specialises the code
+    they run. ``python benchmarks/bench_lasso.py --speed --quick --warm-seconds
+    0`` against the default (RESULTS.md): VAN's 20,000 x 200 fits took 31-32 ms
+    after one untimed fit and 18.5-19 after 0.2 s of them, Lasso's 15-20 and
+    14-15; diabetes' first row read 2.12 and 1.92."""
+    stop = time.perf_counter() + seconds
+    est.fit(X, y)
+    while time.perf_counter() < stop:
         est.fit(X, y)
+
+
+def timed_fit(est, X, y, warm_seconds=WARM_SECONDS):
+    """Seconds of ``est.fit(X, y)``, after untimed fits of ``est`` for at least
+    ``warm_seconds`` (:func:`untimed_fits`; None: none): the timed fit then
+    follows its own kind, not another solver's spinning BLAS threads."""
+    if warm_seconds is not None:
+        untimed_fits(est, X, y, warm_seconds)
     start = time.perf_counter()
     est.fit(X, y)
     return time.perf_counter() - start
@@ -100,12 +126,17 @@ def main():
     parser.add_argument("--only", default=None, help="run the datasets whose name contains this")
     parser.add_argument("--cold", action="store_true",
                         help="no untimed fit of the same estimator before each timed one")
+    parser.add_argument("--warm-seconds", type=float, default=WARM_SECONDS,
+                        help="untimed fits of an estimator before each timed one last at "
+                             "least this long (0: one fit)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     C = 1.0
+    warm = None if args.cold else args.warm_seconds
     print(f"C={C}, matched accuracy: relative coefficient error <= {TARGET:g}; "
           f"median of {args.repeats} alternating repeats"
-          f"{'' if args.cold else ', each timed fit after one of its own'}; nc = newton-cholesky\n")
+          f"{'' if args.cold else f', each timed fit after {args.warm_seconds:g} s of its own'}"
+          "; nc = newton-cholesky\n")
     print(f"{'dataset':<32}{'nc tol':>8}{'nc ms':>9}{'lbfgs tol':>10}{'lbfgs ms':>9}"
           f"{'VAN ms':>9}{'iter':>5}{'VAN err':>9}{'ratio':>7}"
           f"{'VAN tol':>9}{'ms':>7}{'iter':>5}{'matched':>8}")
@@ -120,9 +151,9 @@ def main():
         t_van, t_matched = [], []
         for _ in range(args.repeats):
             for s in times:
-                times[s].append(timed_fit(peers[s], X, y, not args.cold))
-            t_van.append(timed_fit(van, X, y, not args.cold))
-            t_matched.append(timed_fit(matched, X, y, not args.cold))
+                times[s].append(timed_fit(peers[s], X, y, warm))
+            t_van.append(timed_fit(van, X, y, warm))
+            t_matched.append(timed_fit(matched, X, y, warm))
         best = np.min([times[s] for s in times], axis=0)
         ratio = np.median(np.array(t_van) / best)
         ratio_matched = np.median(np.array(t_matched) / best)
