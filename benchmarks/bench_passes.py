@@ -44,9 +44,8 @@ Each figure is the minimum over repeats, in ms (us for the per-call costs):
     medians of alternating repeats.
 13. ``--tiny-fits``: the fixed costs of tiny fits (diabetes' Lasso on ``X^T X``,
     11 parameters; iris' logistic fit, 150 x 5), us per fit, medians of
-    alternating repeats of 200 fits each: as they are, with threadpoolctl's
-    one-thread limit around the solver's loop (``skvan.van._solver.NO_THREADS_WORK``
-    set to 0), with the parameters' names read off ``__init__``'s signature
+    alternating repeats of 200 fits each: as they are, with the parameters'
+    names read off ``__init__``'s signature
     at each call, as scikit-learn does (``VANLinearModel._get_param_names``),
     with the certificate's KKT checks computing the equations' misses also
     after a sign flipped (``_KKTCheck(..., equations_when_flipped=True)``), and
@@ -55,6 +54,14 @@ Each figure is the minimum over repeats, in ms (us for the per-call costs):
 14. ``--reductions``: per call, in us, on 11 entries (diabetes' Lasso has 11
     parameters) and on 1,000: numpy's ``any``, ``all``, ``isfinite(a).all()``,
     ``max`` and ``min`` against ``skvan._reductions``.
+15. ``--blas-threads``: VANLogisticRegression fits (ms, medians of 7 alternating
+    repeats) on the user's BLAS threads, as the solver runs them, against
+    threadpoolctl's one-thread limit around the solver's loop (every library,
+    as small fits ran until 2026-11-28), on generated sets of ``1e5`` to ``1e8``
+    multiply-adds per pass and on digits (binary, multinomial, VI): each timed
+    fit after 0.2 s of its own kind (bench_logistic.py's ``timed_fit``), and on
+    digits and a 20,000 x 100 set also right after an lbfgs fit of
+    scikit-learn's (its threads still spinning).
 
 Run: python benchmarks/bench_passes.py [--quick] [--columns (parts 7 and 8 only)]
      python benchmarks/bench_passes.py --gram (part 9 only)
@@ -62,6 +69,7 @@ Run: python benchmarks/bench_passes.py [--quick] [--columns (parts 7 and 8 only)
      python benchmarks/bench_passes.py --augmented (part 12 only)
      python benchmarks/bench_passes.py --tiny-fits (part 13 only)
      python benchmarks/bench_passes.py --reductions (part 14 only)
+     python benchmarks/bench_passes.py --blas-threads (part 15 only)
 """
 
 import argparse
@@ -129,6 +137,7 @@ def main():
     parser.add_argument("--augmented", action="store_true", help="only part 12")
     parser.add_argument("--tiny-fits", action="store_true", help="only part 13")
     parser.add_argument("--reductions", action="store_true", help="only part 14")
+    parser.add_argument("--blas-threads", action="store_true", help="only part 15")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     repeats = 3 if args.quick else 5
@@ -138,6 +147,8 @@ def main():
         return tiny_fits(15)
     if args.reductions:
         return reductions(rng)
+    if args.blas_threads:
+        return blas_threads()
     if args.gram:
         return gram_accumulator(rng, repeats)
     if args.sparse_gradient:
@@ -310,7 +321,6 @@ def tiny_fits(repeats, fits=200):
     from skvan import VANLassoRegressor, VANLogisticRegression
     from skvan.linear_model._base import VANLinearModel
     from skvan.objectives import _sparse
-    from skvan.van import _solver
 
     X, y = load_diabetes(return_X_y=True)
     X = StandardScaler().fit_transform(X)
@@ -319,7 +329,7 @@ def tiny_fits(repeats, fits=200):
     Xi = StandardScaler().fit_transform(Xi)
     cases = (("diabetes Lasso (11 parameters)", VANLassoRegressor(alpha=alpha), X, y),
              ("iris logistic (150 x 5)", VANLogisticRegression(), Xi, (yi == 2).astype(int)))
-    default_work, cached = _solver.NO_THREADS_WORK, VANLinearModel.__dict__["_get_param_names"]
+    cached = VANLinearModel.__dict__["_get_param_names"]
     check_init = _sparse._KKTCheck.__init__
     numpys = dict(any_of=lambda a: bool(np.asarray(a).any()), all_of=lambda a: bool(a.all()),
                   all_finite=lambda a: bool(np.isfinite(a).all()),
@@ -330,9 +340,7 @@ def tiny_fits(repeats, fits=200):
     @contextlib.contextmanager
     def undone(variant):
         try:
-            if variant == "limit":  # threadpoolctl's limit around every small fit
-                _solver.NO_THREADS_WORK = 0
-            elif variant == "names":  # scikit-learn's signature inspection per call
+            if variant == "names":  # scikit-learn's signature inspection per call
                 VANLinearModel._get_param_names = BaseEstimator.__dict__["_get_param_names"]
             elif variant == "misses":  # the equations' misses also after a flip
                 _sparse._KKTCheck.__init__ = (
@@ -343,18 +351,16 @@ def tiny_fits(repeats, fits=200):
                     setattr(module, name, numpys[name])
             yield
         finally:
-            _solver.NO_THREADS_WORK = default_work
             VANLinearModel._get_param_names = cached
             _sparse._KKTCheck.__init__ = check_init
             for module, name, ours in users:
                 setattr(module, name, ours)
 
-    variants = ("as is", "limit", "names", "misses", "numpy")
+    variants = ("as is", "names", "misses", "numpy")
     print(f"13. Tiny fits, us per fit (medians of {repeats} alternating repeats of {fits}): as "
-          "they are, with the BLAS limit (NO_THREADS_WORK = 0), with the parameters'\n"
-          "    names read off the signature at each call, with the KKT checks' misses "
-          "after a flip, and with numpy's reductions;\n"
-          "    in brackets, the median ratio of the fit as it is to each")
+          "they are, with the parameters' names read off the signature\n"
+          "    at each call, with the KKT checks' misses after a flip, and with numpy's "
+          "reductions; in brackets, the median ratio of the fit as it is to each")
     print(f"  {'':32s}" + "".join(f"{v:>18s}" for v in variants))
     for name, est, A, b in cases:
         times = {v: [] for v in variants}
@@ -371,6 +377,62 @@ def tiny_fits(repeats, fits=200):
             f"{np.median(times[v]):10.0f} ({np.median(base / np.array(times[v])):.3f})"
             for v in variants[1:]]
         print(f"  {name:32s}" + "".join(cells))
+
+
+def blas_threads(repeats=7):
+    """Part 15: the solver's loop on the user's BLAS threads against one thread."""
+    from bench_logistic import timed_fit  # (benchmarks/ is the script's directory)
+    from sklearn.datasets import load_digits, make_classification
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    from skvan import VANLogisticRegression
+    from skvan._blas import _OneBlasThread
+    from skvan.van import VANSolver
+
+    solve = VANSolver.solve
+
+    def limited(self):
+        with _OneBlasThread():
+            return solve(self)
+
+    digits, classes = load_digits(return_X_y=True)
+    digits = StandardScaler().fit_transform(digits)
+    cases = []
+    for n, p in ((250, 20), (2500, 20), (1000, 30), (300, 100), (1000, 100), (4000, 50),
+                 (25_000, 20), (2000, 200), (10_000, 100)):
+        X, y = make_classification(n, p, n_informative=p // 3, random_state=0)
+        cases.append((f"{n} x {p}", VANLogisticRegression(), X, y))
+    binary = (classes >= 5).astype(int)
+    cases += [("digits 0-4 vs 5-9", VANLogisticRegression(), digits, binary),
+              ("digits, vi", VANLogisticRegression(objective="vi"), digits, binary),
+              ("digits, 10 classes", VANLogisticRegression(), digits, classes)]
+    print("15. VANLogisticRegression fits (ms, medians of alternating repeats): the user's "
+          "threads | one thread; each timed fit after 0.2 s of its own")
+    try:
+        for name, est, X, y in cases:
+            times = {False: [], True: []}
+            work = X.shape[0] * (X.shape[1] + 1) ** 2
+            for _ in range(repeats if work < 5e7 else 3):
+                for one in (False, True):
+                    VANSolver.solve = limited if one else solve
+                    times[one].append(1e3 * timed_fit(est, X, y, 0.2))
+            print(f"  {name:<20} ({work:.0e} per pass): {np.median(times[False]):8.2f} | "
+                  f"{np.median(times[True]):8.2f}", flush=True)
+        print("  right after an lbfgs fit of scikit-learn's (no fit of VAN's own between):")
+        X, y = make_classification(20_000, 100, n_informative=33, random_state=0)
+        for name, A, b in (("digits 0-4 vs 5-9", digits, binary), ("20000 x 100", X, y)):
+            lbfgs = LogisticRegression(tol=1e-7, max_iter=10_000)
+            est, times = VANLogisticRegression(), {False: [], True: []}
+            for _ in range(repeats):
+                for one in (False, True):
+                    VANSolver.solve = limited if one else solve
+                    lbfgs.fit(A, b)
+                    times[one].append(1e3 * timed_fit(est, A, b, None))
+            print(f"  {name:<20}: {np.median(times[False]):8.2f} | {np.median(times[True]):8.2f}",
+                  flush=True)
+    finally:
+        VANSolver.solve = solve
 
 
 def _reduction_users():

@@ -10,6 +10,13 @@ and small LAPACK calls that thread at all gain nothing from it
 the BLAS on one thread around such work (every library, or scipy's alone
 around its LAPACK calls), through threadpoolctl, as scikit-learn limits the
 BLAS around its own small kernels.
+
+The passes over the rows run on the user's threads, at every size. A
+one-thread limit around the whole loop of small fits (below ``1e8``
+multiply-adds per pass, until 2026-11-28) made them slower once each fit
+followed fits of its own, and protected them only from another library's
+threads still spinning right after that library's work (``python
+benchmarks/bench_passes.py --blas-threads``, benchmarks/RESULTS.md).
 """
 
 import contextlib
@@ -49,9 +56,8 @@ class _OneBlasThread:
 
     What ``ThreadpoolController.limit(limits=1, user_api="blas")`` does, through
     the controllers :func:`_blas_libraries` found once: a path enters it hundreds
-    of times, and the limit inspects every library again at each. The solver's
-    loop on small problems (``skvan.van._solver.SMALL_WORK``) and the KKT work use
-    it. The outermost context (of any thread) sets and restores the counts;
+    of times, and the limit inspects every library again at each. The KKT work
+    (:func:`_one_blas_thread`) uses it. The outermost context (of any thread) sets and restores the counts;
     nested ones, such as the KKT work inside a path's, only count themselves."""
 
     _lock = threading.Lock()

@@ -1003,8 +1003,7 @@ class VANOptimizer:
             raise RuntimeError(
                 "ask() again before tell(): tell the values at the last points first.")
         solver = self._solver
-        with solver._blas_threads():
-            Z, points = solver.expectation.points(solver.family, solver.rng, self.order)
+        Z, points = solver.expectation.points(solver.family, solver.rng, self.order)
         self._pending = (Z, points)
         return points.copy()
 
@@ -1051,29 +1050,28 @@ class VANOptimizer:
         self.nfev += k
         self.njev += k if self.order >= 1 else 0
         self.nhev += k if exact_hessians else 0
-        with solver._blas_threads():
-            solver.iteration = self.n_iter
-            solver.batch = solver.f
-            solver.n_data_passes += fraction
-            solver.expect = solver.expectation.combine(
-                solver.family, Z, self.order, values, gradients, hessians, solver.hessian)
-            C = solver.expect.curvature
-            if not (np.isfinite(solver.expect.value) and np.all(np.isfinite(solver.expect.gradient))
-                    and np.all(np.isfinite(C))):
-                self.status = "diverged"
-            elif solver.advance():
-                self.status = solver.status
-            self.n_iter = solver.n_iter if self.status != "diverged" else self.n_iter
-            # Iterations, or data passes for a stochastic run (round-off of summed
-            # fractions forgiven).
-            spent = solver.n_data_passes + 1e-9 if self.stochastic else self.n_iter
-            if self.status is None and spent >= solver.max_iter:
-                self.status = "max_iter"
-                unit = "data passes" if self.stochastic else "iterations"
-                warn_user(f"VANOptimizer did not converge in max_iter={solver.max_iter} {unit}; "
-                          "create it with a larger max_iter.", ConvergenceWarning)
-            if self.stop:
-                solver.family.finalize()
+        solver.iteration = self.n_iter
+        solver.batch = solver.f
+        solver.n_data_passes += fraction
+        solver.expect = solver.expectation.combine(
+            solver.family, Z, self.order, values, gradients, hessians, solver.hessian)
+        C = solver.expect.curvature
+        if not (np.isfinite(solver.expect.value) and np.all(np.isfinite(solver.expect.gradient))
+                and np.all(np.isfinite(C))):
+            self.status = "diverged"
+        elif solver.advance():
+            self.status = solver.status
+        self.n_iter = solver.n_iter if self.status != "diverged" else self.n_iter
+        # Iterations, or data passes for a stochastic run (round-off of summed
+        # fractions forgiven).
+        spent = solver.n_data_passes + 1e-9 if self.stochastic else self.n_iter
+        if self.status is None and spent >= solver.max_iter:
+            self.status = "max_iter"
+            unit = "data passes" if self.stochastic else "iterations"
+            warn_user(f"VANOptimizer did not converge in max_iter={solver.max_iter} {unit}; "
+                      "create it with a larger max_iter.", ConvergenceWarning)
+        if self.stop:
+            solver.family.finalize()
         return self
 
     def result(self):

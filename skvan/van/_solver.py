@@ -28,30 +28,13 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from .._blas import _NO_CONTEXT, _OneBlasThread, lapack_one_thread
+from .._blas import lapack_one_thread
 from .._reductions import all_finite
 from .._warnings import warn_user
 from ._batches import FullBatch
 from ._schedule import AveragingSchedule, GeometricSchedule, variational_objective
 from ._steps import default_step
 from ._stopping import MeanContraction
-
-#: Below this many multiply-adds per pass (``rows * width^2``, ``width`` the
-#: columns of the design: the size of one Gram product) the loop runs with one
-#: BLAS thread: its small products and factorisations take less time than waking
-#: threads (on breast_cancer and digits, one thread is 1x and 5x faster; the
-#: multinomial model on digits, K Gram products of 65 columns, 1.8x faster).
-#: Larger problems keep the user's settings.
-SMALL_WORK = 1e8
-#: ...and below this many (``rows * width^2`` and ``n_params^3``: the largest
-#: product and factorisation of an iteration) no BLAS call threads, and the limit,
-#: four calls into threadpoolctl per fit, is left out. OpenBLAS runs a call on
-#: one thread below ``2304 * GEMM_MULTITHREAD_THRESHOLD`` (= 4) multiply-adds for
-#: gemv, the lowest of its thresholds (``interface/gemv.c``; gemm's is 65536 * 4,
-#: the level-1 kernels' 10,000 entries). On diabetes' Lasso (11 parameters) and
-#: iris' logistic fit (150 x 5) the limit was 2-3% and 1-2% of a fit (``python
-#: benchmarks/bench_passes.py --tiny-fits``, benchmarks/RESULTS.md).
-NO_THREADS_WORK = 2304 * 4
 
 #: Consecutive rejected steps (deterministic, full batch) after which a run stops
 #: as "stalled": the schedule's next rates get two more chances.
@@ -169,8 +152,9 @@ class VANSolver:
         """Run the VAN iterations and return a :data:`VANResult`."""
         self.setup()
         # Within the loop a full family's LAPACK work keeps scipy's BLAS on one
-        # thread (skvan._blas.lapack_one_thread), entered once here.
-        with self._blas_threads(), lapack_one_thread(self.family.n_params):
+        # thread (skvan._blas.lapack_one_thread), entered once here; the passes
+        # over the rows run on the user's BLAS threads.
+        with lapack_one_thread(self.family.n_params):
             for iteration in range(self.max_iter):
                 self.iteration = iteration
                 if not self.compute_expectations():
@@ -178,8 +162,8 @@ class VANSolver:
                     break
                 if self.advance():
                     break
-            # What the fitted attributes read, under the same BLAS threads as the
-            # loop: the result is then bit-identical wherever it runs (joblib workers).
+            # What the fitted attributes read, under the same LAPACK threads as
+            # the loop.
             self.family.finalize()
         return self.finalize()
 
@@ -207,16 +191,6 @@ class VANSolver:
                 self.status = "stopped"
                 return True
         return False
-
-    def _blas_threads(self):
-        X = getattr(self.f, "X", None)
-        width = self.family.n_params if X is None else X.shape[1]
-        work = self.batches_.rows * width**2
-        if max(work, self.family.n_params**3) < NO_THREADS_WORK:
-            return _NO_CONTEXT  # nothing would thread (NO_THREADS_WORK)
-        if work < SMALL_WORK:
-            return _OneBlasThread()  # threadpoolctl's limit, its libraries found once
-        return _NO_CONTEXT
 
     def setup(self):
         """Check ``f`` against the expectation estimator and resolve the pluggable
