@@ -163,7 +163,7 @@ def main():
         stats = pstats.Stats(profile).stats
         parts = [sum(v[3] for k, v in stats.items() if k[0].endswith(f) and k[2] == fn)
                  for f, fn in parts_of.values()]
-        print(f"{name:<18}{1e3 * wall:>8.1f}" + "".join(f"{1e3 * t / reps:>12.1f}" for t in parts),
+        print(f"{name:<18}{1e3 * wall:>8.3f}" + "".join(f"{1e3 * t / reps:>12.3f}" for t in parts),
               flush=True)
 
 

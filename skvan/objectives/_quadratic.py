@@ -132,7 +132,7 @@ class QuadraticObjective(Objective):
 
     def gram_diagonal(self):
         """``diag(G)``."""
-        return np.diag(self.G)
+        return self.G.diagonal()
 
     def value(self, theta):
         return self.smooth_value(theta) + self.penalty.value(theta)

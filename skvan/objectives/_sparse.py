@@ -724,7 +724,7 @@ class _KKTCheck:
         self.strength = objective.penalty.strength
         shared = objective.smooth_cache()
         if "kkt_rhs" not in shared:
-            shared["kkt_rhs"] = -objective.smooth_gradient(np.zeros_like(self.strength))
+            shared["kkt_rhs"] = -objective.smooth_gradient(np.zeros(self.strength.shape))
         self.b = shared["kkt_rhs"]
         self.free = self.strength == 0
         self.rtol = rtol

@@ -226,7 +226,7 @@ class FullGaussian(_Gaussian):
         (computed once per precision; a copy is returned)."""
         if self._marginal is None:
             if self._cov is not None:
-                self._marginal = np.diag(self._cov).copy()
+                self._marginal = self._cov.diagonal().copy()
             else:
                 Linv = self._inverse_factor()
                 self._marginal = np.einsum("ij,ij->j", Linv, Linv)

@@ -43,7 +43,7 @@ from .._blas import lapack_one_thread
 from .._blocks import row_blocks
 from .._data import dot, gram, issparse, scale_columns, squared, tdot
 from .._reductions import any_of
-from ._family import _Gaussian
+from ._family import _Gaussian, make_family
 
 #: Largest dense matrix (bytes) a family forms without being asked by name:
 #: ``sigma`` of a wide model and the dual's ``n x n`` systems stay below it.
@@ -580,8 +580,6 @@ def family_from_parts(kind, mean, lam, d, X, free=None):
     """The Gaussian ``N(mean, P^-1)``, ``P = diag(lam) + X^T diag(d) X``, in the form
     ``kind`` ("full", "diag", "dual" or "operator"): formed (``p x p``, or its
     diagonal) or kept as a :class:`GramPrecision`."""
-    from ._family import make_family
-
     if kind in ("dual", "operator"):
         return make_gram_family(kind, mean, GramPrecision(lam, d, X, free))
     data = any_of(d != 0)
