@@ -35,7 +35,10 @@ Two measures (issue 3; the paper's Figure 2a-b):
 5. ``--speed``: measure 2 alone over every regression set that ships with
    scikit-learn (diabetes, linnerud's first target) and generated ones up to
    1e6 rows, at ``alpha = 0.1`` and ``0.01`` of the smallest alpha that zeroes every
-   coefficient (issue 14). Each timed fit follows an untimed fit of the same
+   coefficient (issue 14), against the fastest of scikit-learn's solvers in
+   each repeat: ``Lasso`` (coordinate descent on ``X``), ``Lasso(precompute=True)``
+   (on the Gram matrix; each at its loosest tol reaching the target) and
+   ``LassoLars`` (exact; where it reaches the target). Each timed fit follows an untimed fit of the same
    estimator for at least ``--warm-seconds`` (0.2 s; 0: one fit, the protocol
    of 2026-11-27), as in bench_logistic.py (``untimed_fits``: no fit runs in
    another solver's wake, nor in a fresh process's first fits); ``--cold`` for
@@ -68,7 +71,7 @@ from sklearn.datasets import (
     make_regression,
     make_sparse_uncorrelated,
 )
-from sklearn.linear_model import Lasso
+from sklearn.linear_model import Lasso, LassoLars
 from sklearn.preprocessing import StandardScaler
 from skvan import VANLassoRegressor
 from skvan.expectations import ClosedForm
@@ -118,32 +121,57 @@ def speed_datasets(quick):
         yield f"make_regression ({n} x {p})", X, y
 
 
+def speed_peers(X, y, alpha, ref):
+    """scikit-learn's Lasso solvers at TARGET: ``{name: estimator}``, ``Lasso`` and
+    ``Lasso(precompute=True)`` at their loosest tol reaching it, ``LassoLars``
+    where its exact path does (a solver that does not is left out)."""
+    peers = {}
+    for name, params in (("Lasso", {}), ("Gram", {"precompute": True})):
+        try:
+            tol = lasso_at_target(X, y, alpha, ref, **params)
+        except RuntimeError:
+            continue
+        peers[name] = Lasso(alpha=alpha, tol=tol, max_iter=100_000, **params)
+    lars = LassoLars(alpha=alpha)
+    if rel_err(lars.fit(X, y).coef_, ref) <= TARGET:
+        peers["Lars"] = lars
+    return peers
+
+
 def speed_table(quick, repeats, warm_seconds=WARM_SECONDS):
-    """Wall time of VANLassoRegressor (defaults) over Lasso at the loosest tol
-    reaching TARGET, medians of alternating repeats, each timed fit after
-    untimed ones of the same estimator for at least ``warm_seconds`` (None:
-    none; bench_logistic.py's ``timed_fit``)."""
+    """Wall time of VANLassoRegressor (defaults) over the fastest of scikit-learn's
+    solvers at TARGET in each repeat (:func:`speed_peers`), medians of
+    alternating repeats, each timed fit after untimed ones of the same estimator
+    for at least ``warm_seconds`` (None: none; bench_logistic.py's ``timed_fit``)."""
     print(f"Wall time at relative error <= {TARGET:g}, medians of {repeats} alternating repeats"
           f"{'' if warm_seconds is None else f', each timed fit after {warm_seconds:g} s of its own'}"
-          "; alpha as a fraction of alpha_max\n")
-    print(f"{'dataset':<38}{'alpha/max':>10}{'Lasso tol':>10}{'Lasso ms':>9}{'VAN ms':>8}"
-          f"{'iter':>5}{'corr':>5}{'VAN err':>9}{'ratio':>7}")
+          "; alpha as a fraction of alpha_max;\nLasso: coordinate descent on X, Gram: "
+          "Lasso(precompute=True), Lars: LassoLars (- where it misses the target); "
+          "ratio: VAN over the fastest\n")
+    print(f"{'dataset':<38}{'alpha/max':>10}{'Lasso tol':>10}{'Lasso ms':>9}{'Gram ms':>8}"
+          f"{'Lars ms':>8}{'VAN ms':>8}{'iter':>5}{'corr':>5}{'VAN err':>9}{'ratio':>7}")
     for name, X, y in speed_datasets(quick):
         alpha_max = np.max(np.abs((X - X.mean(0)).T @ (y - y.mean()))) / len(y)
         for fraction in (0.1, 0.01):
             alpha = fraction * alpha_max
             ref = Lasso(alpha=alpha, tol=1e-12, max_iter=100_000).fit(X, y).coef_
-            tol = lasso_at_target(X, y, alpha, ref)
-            lasso = Lasso(alpha=alpha, tol=tol, max_iter=100_000)
+            peers = speed_peers(X, y, alpha, ref)
             van = VANLassoRegressor(alpha=alpha)
-            t_sk, t_van = [], []
+            times = {peer: [] for peer in peers}
+            t_van = []
             for _ in range(repeats):
-                for estimator, times in ((lasso, t_sk), (van, t_van)):
-                    times.append(timed_fit(estimator, X, y, warm_seconds))
-            print(f"{name:<38}{fraction:>10g}{tol:>10.0e}{1e3 * np.median(t_sk):>9.1f}"
+                for peer, estimator in peers.items():
+                    times[peer].append(timed_fit(estimator, X, y, warm_seconds))
+                t_van.append(timed_fit(van, X, y, warm_seconds))
+            fastest = np.min([times[peer] for peer in times], axis=0)
+            cells = "".join(f"{1e3 * np.median(times[peer]):>{width}.1f}" if peer in times
+                            else f"{'-':>{width}}"
+                            for peer, width in (("Lasso", 9), ("Gram", 8), ("Lars", 8)))
+            tol = f"{peers['Lasso'].tol:>10.0e}" if "Lasso" in peers else f"{'-':>10}"
+            print(f"{name:<38}{fraction:>10g}{tol}{cells}"
                   f"{1e3 * np.median(t_van):>8.1f}{van.n_iter_:>5d}{van.n_corrections_:>5d}"
                   f"{rel_err(van.coef_, ref):>9.1e}"
-                  f"{np.median(np.array(t_van) / np.array(t_sk)):>7.2f}", flush=True)
+                  f"{np.median(np.array(t_van) / fastest):>7.2f}", flush=True)
 
 
 def memory_table(quick):
@@ -234,9 +262,10 @@ def timed(fn):
     return time.perf_counter() - start, out
 
 
-def lasso_at_target(X, y, alpha, ref):
+def lasso_at_target(X, y, alpha, ref, **params):
+    """The loosest tol in 1e-1, 1e-2, ... at which ``Lasso(**params)`` reaches TARGET."""
     for tol in 10.0 ** -np.arange(1, 13):
-        est = Lasso(alpha=alpha, tol=tol, max_iter=100_000).fit(X, y)
+        est = Lasso(alpha=alpha, tol=tol, max_iter=100_000, **params).fit(X, y)
         if rel_err(est.coef_, ref) <= TARGET:
             return tol
     raise RuntimeError("Lasso did not reach the target accuracy")
