@@ -57,8 +57,9 @@ class _OneBlasThread:
     What ``ThreadpoolController.limit(limits=1, user_api="blas")`` does, through
     the controllers :func:`_blas_libraries` found once: a path enters it hundreds
     of times, and the limit inspects every library again at each. The KKT work
-    (:func:`_one_blas_thread`) uses it. The outermost context (of any thread) sets and restores the counts;
-    nested ones, such as the KKT work inside a path's, only count themselves."""
+    (:func:`_one_blas_thread`) uses it. The outermost context (of any thread)
+    sets and restores the counts; nested ones, such as the KKT work inside a
+    path's, only count themselves."""
 
     _lock = threading.Lock()
     _depth = 0
