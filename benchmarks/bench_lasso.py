@@ -38,9 +38,9 @@ Two measures (issue 3; the paper's Figure 2a-b):
    coefficient (issue 14), against the fastest of scikit-learn's solvers in
    each repeat: ``Lasso`` (coordinate descent on ``X``), ``Lasso(precompute=True)``
    (on the Gram matrix; each at its loosest tol reaching the target) and
-   ``LassoLars`` (exact; where it reaches the target). Each timed fit follows an untimed fit of the same
-   estimator for at least ``--warm-seconds`` (0.2 s; 0: one fit, the protocol
-   of 2026-11-27), as in bench_logistic.py (``untimed_fits``: no fit runs in
+   ``LassoLars`` (exact; where it reaches the target). Each timed fit follows
+   untimed fits of the same estimator for at least ``--warm-seconds`` (0.2 s;
+   0: one fit, the protocol of 2026-11-27), as in bench_logistic.py (``untimed_fits``: no fit runs in
    another solver's wake, nor in a fresh process's first fits); ``--cold`` for
    alternation alone, the protocol before 2026-11-27.
 
