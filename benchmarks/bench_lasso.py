@@ -40,9 +40,10 @@ Two measures (issue 3; the paper's Figure 2a-b):
    (on the Gram matrix; each at its loosest tol reaching the target) and
    ``LassoLars`` (exact; where it reaches the target). Each timed fit follows
    untimed fits of the same estimator for at least ``--warm-seconds`` (0.2 s;
-   0: one fit, the protocol of 2026-11-27), as in bench_logistic.py (``untimed_fits``: no fit runs in
-   another solver's wake, nor in a fresh process's first fits); ``--cold`` for
-   alternation alone, the protocol before 2026-11-27.
+   0: one fit, the protocol of 2026-11-27), as in bench_logistic.py
+   (``untimed_fits``: no fit runs in another solver's wake, nor in a fresh
+   process's first fits); ``--cold`` for alternation alone, the protocol
+   before 2026-11-27.
 
 6. ``--memory``: the peak memory (``tracemalloc``) of a VANLassoRegressor and a
    VANElasticNet fit on a generated 1e6 x 20 design.
@@ -143,8 +144,9 @@ def speed_table(quick, repeats, warm_seconds=WARM_SECONDS):
     solvers at TARGET in each repeat (:func:`speed_peers`), medians of
     alternating repeats, each timed fit after untimed ones of the same estimator
     for at least ``warm_seconds`` (None: none; bench_logistic.py's ``timed_fit``)."""
+    warm = "" if warm_seconds is None else f", each timed fit after {warm_seconds:g} s of its own"
     print(f"Wall time at relative error <= {TARGET:g}, medians of {repeats} alternating repeats"
-          f"{'' if warm_seconds is None else f', each timed fit after {warm_seconds:g} s of its own'}"
+          f"{warm}"
           "; alpha as a fraction of alpha_max;\nLasso: coordinate descent on X, Gram: "
           "Lasso(precompute=True), Lars: LassoLars (- where it misses the target); "
           "ratio: VAN over the fastest\n")

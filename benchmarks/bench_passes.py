@@ -48,15 +48,17 @@ Each figure is the minimum over repeats, in ms (us for the per-call costs):
     names read off ``__init__``'s signature at each call, as scikit-learn does
     (``VANLinearModel._get_param_names``), with the certificate's KKT checks
     computing the equations' misses also after a sign flipped
-    (``_KKTCheck(..., equations_when_flipped=True)``), and with numpy's reductions in place of ``skvan._reductions``' (``a.any()``,
-    ``a.max()``, ... in the modules that import them).
+    (``_KKTCheck(..., equations_when_flipped=True)``), and with numpy's
+    reductions in place of ``skvan._reductions``' (``a.any()``, ``a.max()``,
+    ... in the modules that import them).
 14. ``--reductions``: per call, in us, on 11 entries (diabetes' Lasso has 11
     parameters) and on 1,000: numpy's ``any``, ``all``, ``isfinite(a).all()``,
     ``max`` and ``min`` against ``skvan._reductions``.
 15. ``--blas-threads``: VANLogisticRegression fits (ms, medians of 7 alternating
-    repeats, 3 from ``5e7`` multiply-adds per pass) on the user's BLAS threads, as the solver runs them, against
-    threadpoolctl's one-thread limit around the solver's loop (every library,
-    as small fits ran until 2026-11-28), on generated sets of ``1e5`` to ``1e8``
+    repeats, 3 from ``5e7`` multiply-adds per pass) on the user's BLAS threads,
+    as the solver runs them, against threadpoolctl's one-thread limit around
+    the solver's loop (every library, as small fits ran until 2026-11-28), on
+    generated sets of ``1e5`` to ``1e8``
     multiply-adds per pass and on digits (binary, multinomial, VI): each timed
     fit after 0.2 s of its own kind (bench_logistic.py's ``timed_fit``), and on
     digits and a 20,000 x 100 set also right after an lbfgs fit of
