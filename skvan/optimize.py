@@ -1055,9 +1055,7 @@ class VANOptimizer:
         solver.n_data_passes += fraction
         solver.expect = solver.expectation.combine(
             solver.family, Z, self.order, values, gradients, hessians, solver.hessian)
-        C = solver.expect.curvature
-        if not (np.isfinite(solver.expect.value) and np.all(np.isfinite(solver.expect.gradient))
-                and np.all(np.isfinite(C))):
+        if not solver.expectations_finite():
             self.status = "diverged"
         elif solver.advance():
             self.status = solver.status

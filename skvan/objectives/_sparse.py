@@ -407,7 +407,7 @@ def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
             if n_corrections >= limit:
                 break
             n_corrections += 1
-            if not any_of(flipped) and any_of(unsolved[~check.free] > 0):
+            if check.unsolvable(flipped, unsolved):
                 # The support's equations have no solution (a penalised column in the
                 # span of others, the intercept's or more than the rows allow): the
                 # penalised coefficient furthest from its equation leaves.
@@ -786,6 +786,12 @@ class _KKTCheck:
             ok = ok and not any_of(flips)
         return w, grad, flipped, excess, unsolved, ok
 
+    def unsolvable(self, flipped, unsolved):
+        """Whether a failed check's support has equations with no solution: no
+        sign flipped (``unsolved`` is None where one did) and a penalised
+        coefficient misses its equation (:meth:`__call__`)."""
+        return not any_of(flipped) and any_of(unsolved[~self.free] > 0)
+
 
 #: Longest move, in standard deviations of ``q``, of an L1-penalised coordinate
 #: whose sign ``q`` has not decided (:class:`KeepSigns`).
@@ -1042,7 +1048,7 @@ class LassoCertificate:
             w, grad, flipped, excess, unsolved, ok = self._checked(support, signs)
             if ok:
                 return w, n_corrections
-            if not any_of(flipped) and any_of(unsolved[~self._check.free] > 0):
+            if self._check.unsolvable(flipped, unsolved):
                 return None
             _correct(self._check, support, signs, grad, flipped, excess, CERTIFICATE_ENTER)
         return None

@@ -42,7 +42,7 @@ from scipy.sparse.linalg import LinearOperator, cg
 from .._blas import lapack_one_thread
 from .._blocks import row_blocks
 from .._data import dot, gram, issparse, scale_columns, squared, tdot
-from .._reductions import any_of
+from .._reductions import all_finite, any_of
 from ._family import _Gaussian, make_family
 
 #: Largest dense matrix (bytes) a family forms without being asked by name:
@@ -87,7 +87,7 @@ class RowCurvature:
 
     def all_finite(self):
         """Whether every part is finite."""
-        return bool(np.all(np.isfinite(self.d)) and np.all(np.isfinite(self.diagonal)))
+        return all_finite(self.d) and all_finite(self.diagonal)
 
 
 class _Cache:

@@ -229,6 +229,11 @@ class VANSolver:
         self.expect = self.expectation(
             self.batch, self.family, hessian=self.hessian, random_state=self.rng
         )
+        return self.expectations_finite()
+
+    def expectations_finite(self):
+        """Whether ``expect``'s value, gradient and curvature are finite (the loop
+        and the ask/tell driver stop as "diverged" where not)."""
         C = self.expect.curvature
         return bool(
             np.isfinite(self.expect.value)
