@@ -232,14 +232,16 @@ def minimize(
         point) when ``hess`` is None; needs ``jac``.
     bounds : sequence of (min, max) pairs, scipy.optimize.Bounds or None, default=None
         Box constraints (None or +-inf: unbounded). Handled by a change of
-        variables ``x = T(u)`` per coordinate (a scaled sigmoid between two
-        bounds, a softplus beyond one; ``skvan.objectives._bounds``): ``q`` is a
-        Gaussian over ``u``, so every draw is evaluated inside the box and
-        derivatives follow by the chain rule. ``x`` in the result is ``T`` of
-        ``q``'s mean and ``covariance`` its delta-method image
-        ``T'(u) Sigma_u T'(u)`` (``precision`` stays over ``u``). ``x0`` must lie
-        within the bounds (a point on one is moved inside by 1e-8 of the
-        interval), and ``sigma0`` is read in ``x``'s units at ``x0``.
+        variables ``x = T(u)`` per coordinate, CMA-ES's periodic
+        linear-quadratic map (``skvan.objectives._bounds``): the identity inside
+        the box, quadratic within a margin of 1/20 of the width at each bound,
+        mirrored beyond. ``q`` is a Gaussian over ``u``, so every draw is
+        evaluated inside the box, derivatives follow by the chain rule, and a
+        minimum on a face or in a corner is a smooth minimum over ``u``. ``x`` in
+        the result is ``T`` of ``q``'s mean and ``covariance`` its delta-method
+        image ``T'(u) Sigma_u T'(u)`` (``precision`` stays over ``u``). ``x0``
+        must lie within the bounds (on one is fine), and ``sigma0`` is in
+        ``x``'s units.
     constraints : ()
         Only the empty default: VAN handles no general constraints.
     tol : float or None, default=None
@@ -467,7 +469,7 @@ def minimize(
     _check_oracles(jac, hess, kw)
     box = _box(bounds, n)
     if box is not None:
-        x0 = box.inverse(box.inside(_check_within(x0, box)))
+        x0 = box.inverse(_check_within(x0, box))
         fun, jac, hess = box.wrap(fun, jac, hess, kw["vectorized"])
     rng = check_random_state(kw["random_state"])
     callback = None if callback is None else _scipy_callback(callback, box)
@@ -501,10 +503,8 @@ def _build_solver(objective, x0, box, kw, tol, callback, rng, restart=0, evaluat
     ``f`` outside the draws) on ``objective`` from ``x0``."""
     n = x0.shape[0]
     sigma0 = kw["sigma0"] * (2.0**restart if kw["expectation"] == "quadrature" else 1.0)
-    scale = np.ones(n) if box is None else box.derivatives(x0)[0]
-    # sigma0 in x's units at x0: sd_u = sigma0 / T'(u0), at most 2 sigma0 + 4 logits.
-    sd = np.minimum(sigma0 / scale, 2.0 * sigma0 + 4.0)
-    precision = 1.0 / sd**2
+    # sigma0 is in x's units: the bounds' map is the identity inside the box.
+    precision = np.full(n, sigma0**-2.0)
     if kw["covariance"] == "full":
         precision = np.diag(precision)
     # Under quadrature q never becomes wider than at the start (Notes). Sampled
@@ -523,8 +523,7 @@ def _build_solver(objective, x0, box, kw, tol, callback, rng, restart=0, evaluat
     return VANSolver(
         objective, expectation, family, objective="vo",
         schedule=schedule(beta, kw["beta_growth"]), hessian=kw["hessian"],
-        step=step, stop=MeanContraction(1e-6 if tol is None else tol, min_scale=kw["sigma0"],
-                                       transform=None if box is None else box.forward),
+        step=step, stop=MeanContraction(1e-6 if tol is None else tol, min_scale=kw["sigma0"]),
         max_iter=int(kw["max_iter"]), random_state=rng, verbose=kw["verbose"],
         callback=callback,
     )

@@ -85,16 +85,11 @@ class MeanContraction:
         The scale ``tol`` is relative to when ``|mu|_inf`` is smaller: a mean
         converging to 0 could otherwise never pass (``skvan.minimize`` uses
         ``sigma0``, the scale of its search).
-    transform : callable or None, default=None
-        Measure the mean as ``transform(mu)`` (``skvan.minimize`` with bounds: the
-        point in the box, whose change vanishes as the unbounded ``mu`` runs to
-        infinity towards an optimum on a bound).
     """
 
-    def __init__(self, tol=1e-5, min_scale=1e-12, transform=None):
+    def __init__(self, tol=1e-5, min_scale=1e-12):
         self.tol = tol
         self.min_scale = min_scale
-        self.transform = transform
 
     def reset(self):
         """Forget the steps of a previous run."""
@@ -121,8 +116,6 @@ class MeanContraction:
             # fast is the extrapolation's doing, not a Newton-like finish of the
             # map: the largest ratio is kept.)
             step = residual
-        if self.transform is not None:
-            mu, step = self.transform(mu), self.transform(mu) - self.transform(mu - step)
         d = float(np.max(np.abs(step))) if step.size else 0.0
         if d == 0.0 and step.size and not solver.exact_steps:
             self.distance = np.inf
