@@ -41,6 +41,7 @@ Run: python benchmarks/bench_minimize.py --starts 10      (the whole suite, ~1 m
      python benchmarks/bench_minimize.py --starts 100 --functions sine-sum-1 damped-sine-1 \
          quartic-1 --methods "VAN zero order" --expectation mc --fitness-shaping true
          (three more 1-D functions; ranks of draws in place of the grid)
+     python benchmarks/bench_minimize.py --bounds --starts 10   (bounded problems)
 """
 
 import argparse
@@ -52,7 +53,6 @@ from scipy.optimize import minimize as scipy_minimize
 from scipy.optimize import minimize_scalar
 from scipy.optimize import rosen, rosen_der, rosen_hess
 
-import skvan.optimize
 from skvan import minimize
 from skvan._functions import griewank, griewank_grad  # shared with the tests
 from skvan._functions import sinc, sinc_grad, sinc_hess  # the paper's Figure 1
@@ -265,18 +265,18 @@ class Tracked:
 #: ``fitness_shaping`` for the VAN runs (``--expectation``, ``--beta-growth``,
 #: ``--n-mc-samples``, ``--fitness-shaping``).
 VAN_OPTIONS = {"expectation": "auto", "beta_growth": None, "n_mc_samples": None,
-               "fitness_shaping": "auto"}
+               "fitness_shaping": "auto", "options": {}}
 
 
-#: Flags that set a number of skvan.optimize for the run: flag -> (its name, what
-#: it is).
-CONSTANT_FLAGS = {
-    "--rank-one-fraction": ("RANK_ONE_FRACTION", "the rank-one rate of the zero-order "
+#: Flags that set one of minimize's options for the VAN runs: flag -> (the
+#: option, what it is).
+OPTION_FLAGS = {
+    "--rank-one-fraction": ("rank_one_fraction", "the rank-one rate of the zero-order "
                             "runs' 'xnes' shape update as a fraction of CMA-ES's c_1; 0: none"),
-    "--checked-radius": ("CHECKED_RADIUS", "steps of the derivative oracles longer than "
+    "--checked-radius": ("checked_radius", "steps of the derivative oracles longer than "
                          "this many sd of q per sqrt(n) are checked by f at the new "
                          "mean; inf: none"),
-    "--trust-radius": ("TRUST_RADIUS", "the trust region of sampled steps, and of the "
+    "--trust-radius": ("trust_radius", "the trust region of sampled steps, and of the "
                        "1-D grid's from values; inf: none"),
 }
 
@@ -338,6 +338,30 @@ METHODS = {
 }
 
 
+def bounded_table(seeds):
+    """Each bounded problem of ``skvan._functions.bounded_problems`` from ``seeds``
+    seeds per oracle, against L-BFGS-B's value from the same start: the worst gap
+    ``(f - f*) / max(1, |f*|)``, successes, the median evaluations, and the
+    largest first-order ratio reached, ``optimality max(|x|, 1) / max(|f(x)|,
+    |f(x0) - f(x)|) / tol`` (the default first-order test passes below 1e3)."""
+    from skvan._functions import bounded_problems
+
+    print(f"{'problem':<30}{'oracle':<11}{'worst gap':>11}{'success':>9}{'median nfev':>13}"
+          f"{'first-order ratio':>19}")
+    for name, (f, grad, hess, bounds, x0) in bounded_problems().items():
+        best = scipy_minimize(f, x0, jac=grad, bounds=bounds, method="L-BFGS-B",
+                              options=dict(ftol=1e-16, gtol=1e-13, maxiter=10_000)).fun
+        for order, oracle in enumerate(("values", "gradients", "hessians")):
+            kw = [{}, dict(jac=grad), dict(jac=grad, hess=hess)][order]
+            runs = [minimize(f, x0, bounds=bounds, random_state=seed, **kw)
+                    for seed in range(seeds)]
+            gaps = [(r.fun - best) / max(1.0, abs(best)) for r in runs]
+            ratios = [r.optimality * max(np.max(np.abs(r.x)), 1.0)
+                      / max(abs(r.fun), abs(f(x0) - r.fun)) / 1e-6 for r in runs]
+            print(f"{name:<30}{oracle:<11}{max(gaps):>11.1e}{np.mean([r.success for r in runs]):>9.0%}"
+                  f"{np.median([r.nfev for r in runs]):>13.0f}{max(ratios):>19.2g}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--starts", type=int, default=5)
@@ -357,26 +381,26 @@ def main():
     parser.add_argument("--restarts", type=int, default=0,
                         help="restarts with doubled population, for VAN and CMA-ES (IPOP)")
     parser.add_argument("--shape-update", choices=["xnes", "cma"], default=None,
-                        help="skvan.optimize.SHAPE_UPDATE for the zero-order VAN runs "
+                        help="minimize's shape_update option for the zero-order VAN runs "
                              "(default: the library's)")
     parser.add_argument("--grid-nodes", type=int, default=None,
-                        help="skvan.optimize.GRID_NODES[1]: Gauss-Hermite nodes of the 1-D "
-                             "grid (default: the library's)")
-    for flag, (name, text) in CONSTANT_FLAGS.items():
+                        help="minimize's grid_nodes option: Gauss-Hermite nodes per "
+                             "dimension of the grid (default: the library's)")
+    for flag, (name, text) in OPTION_FLAGS.items():
         parser.add_argument(flag, type=float, default=None,
-                            help=f"skvan.optimize.{name}: {text} (default: the library's)")
+                            help=f"minimize's {name} option: {text} (default: the library's)")
+    parser.add_argument("--bounds", action="store_true",
+                        help="instead: the bounded problems against L-BFGS-B (each oracle)")
     args = parser.parse_args()
-    for flag, (name, _) in CONSTANT_FLAGS.items():
-        value = getattr(args, flag[2:].replace("-", "_"))
-        if value is not None:
-            setattr(skvan.optimize, name, value)
-    if args.grid_nodes is not None:
-        skvan.optimize.GRID_NODES[1] = args.grid_nodes
+    options = {name: getattr(args, flag[2:].replace("-", "_"))
+               for flag, (name, _) in OPTION_FLAGS.items()}
+    options.update(shape_update=args.shape_update, grid_nodes=args.grid_nodes)
     shaping = {"auto": "auto", "true": True, "false": False}[args.fitness_shaping]
     VAN_OPTIONS.update(expectation=args.expectation, beta_growth=args.beta_growth,
-                       n_mc_samples=args.n_mc_samples, fitness_shaping=shaping)
-    if args.shape_update is not None:
-        skvan.optimize.SHAPE_UPDATE = args.shape_update
+                       n_mc_samples=args.n_mc_samples, fitness_shaping=shaping,
+                       options={k: v for k, v in options.items() if v is not None})
+    if args.bounds:
+        return bounded_table(args.starts)
     print(f"{args.starts} starts per function; success: f - f* <= {TARGET:g} max(1, |f*|); "
           f"budget {BUDGET_PER_DIM} n evaluations; restarts {args.restarts}\n")
     print(f"{'function':<19}{'method':<18}{'success':>8}{'median evals':>14}{'to target':>11}"

@@ -26,12 +26,12 @@ Run: python benchmarks/bench_rl.py [--seeds 10] [--tasks Pendulum-v1 ...] [--pol
 """
 
 import argparse
+import functools
 import time
 
 import numpy as np
 
-import skvan.optimize
-from skvan._policy import METHODS, TASKS, LinearPolicy, QuadraticPolicy, evaluate, make
+from skvan._policy import METHODS, TASKS, LinearPolicy, QuadraticPolicy, evaluate, make, van_search
 
 #: Environment steps per run: 200,000 where a policy must find a swing (the car's
 #: rocking, the pendulum's pumping), 60,000 on CartPole and the linear Pendulum.
@@ -46,14 +46,16 @@ def main():
     parser.add_argument("--tasks", nargs="*", default=list(TASKS), choices=list(TASKS))
     parser.add_argument("--methods", nargs="*", default=list(METHODS), choices=list(METHODS))
     parser.add_argument("--shape-update", choices=["xnes", "cma"], default=None,
-                        help="skvan.optimize.SHAPE_UPDATE for VAN (default: the library's)")
+                        help="VANOptimizer's shape_update option (default: the library's)")
     parser.add_argument("--policy", choices=list(POLICY_CLASSES), default=None,
                         help="one policy for every task (default: skvan._policy.POLICIES)")
     parser.add_argument("--per-seed", action="store_true",
                         help="also print each seed's returns at the checkpoints")
     args = parser.parse_args()
+    methods = dict(METHODS)
     if args.shape_update is not None:
-        skvan.optimize.SHAPE_UPDATE = args.shape_update
+        methods["VAN (parameter space)"] = functools.partial(
+            van_search, options={"shape_update": args.shape_update})
     print(f"Mean return of the current policy (10 evaluation episodes) +- sd over {args.seeds} "
           "seeds, against environment steps\n")
     for task in args.tasks:
@@ -66,7 +68,7 @@ def main():
         for label in args.methods:
             start = time.perf_counter()
             scores = np.array([[evaluate(env, policy, theta) for _, theta in
-                                METHODS[label](env, policy, budget, checkpoints, seed)]
+                                methods[label](env, policy, budget, checkpoints, seed)]
                                for seed in range(args.seeds)])
             cells = "".join(f"{m:>12.1f} +- {s:<5.1f}" for m, s in
                             zip(scores.mean(0), scores.std(0)))

@@ -42,3 +42,79 @@ def griewank_grad(x):
     for k in range(len(x)):
         g[k] = np.prod(np.delete(c, k)) * np.sin(x[k] / i[k]) / i[k]
     return x / 2000.0 + g
+
+
+def _quadratic(A, c):
+    """``f(x) = (x - c)^T A (x - c) / 2`` with its gradient and Hessian."""
+    return (lambda x: float(0.5 * (x - c) @ A @ (x - c)), lambda x: A @ (x - c), lambda x: A)
+
+
+def _beale():
+    def f(x):
+        a, b, c = (k - x[0] + x[0] * x[1] ** p for k, p in ((1.5, 1), (2.25, 2), (2.625, 3)))
+        return float(a * a + b * b + c * c)
+
+    def grad(x):
+        terms = [(k - x[0] + x[0] * x[1] ** p, p) for k, p in ((1.5, 1), (2.25, 2), (2.625, 3))]
+        return np.array([sum(2 * t * (x[1] ** p - 1) for t, p in terms),
+                         sum(2 * t * p * x[0] * x[1] ** (p - 1) for t, p in terms)])
+
+    def hess(x):
+        h = 1e-6
+        H = np.array([(grad(x + h * e) - grad(x - h * e)) / (2 * h) for e in np.eye(2)])
+        return 0.5 * (H + H.T)
+    return f, grad, hess
+
+
+def _smooth_faces(n=20):
+    """A smooth convex function of ``n`` coordinates whose box minimum has many
+    coordinates on a bound: soft absolute values around centres in ``[-3, 3]``, a
+    chain coupling and a quartic term."""
+    c = np.linspace(-3.0, 3.0, n)
+    chain = np.diff(np.eye(n), axis=0)
+
+    def f(x):
+        return float(np.sum(np.logaddexp(0, x - c) + np.logaddexp(0, c - x))
+                     + 0.1 * np.sum(np.diff(x) ** 2) + 0.05 * np.sum(x**4))
+
+    def grad(x):
+        s = 1.0 / (1.0 + np.exp(c - x))
+        return 2.0 * s - 1.0 + 0.2 * chain.T @ (chain @ x) + 0.2 * x**3
+
+    def hess(x):
+        s = 1.0 / (1.0 + np.exp(c - x))
+        return np.diag(2.0 * s * (1.0 - s) + 0.6 * x**2) + 0.2 * chain.T @ chain
+    return f, grad, hess
+
+
+def bounded_problems():
+    """Box-constrained problems in 2 to 20 dimensions, ``name -> (f, grad, hess,
+    bounds, x0)``, with their minimum inside the box, on a face, on several faces
+    and in a corner (``tests/test_optimize_bounds.py``,
+    ``benchmarks/bench_minimize.py --bounds``)."""
+    from scipy.optimize import rosen, rosen_der, rosen_hess
+
+    rng = np.random.RandomState(0)
+    Q = np.linalg.qr(rng.standard_normal((10, 10)))[0]
+    A = rng.standard_normal((30, 8))
+    b = A @ np.array([1.0, -0.5, 0.0, 2.0, -1.0, 0.3, 0.0, -0.2]) + 0.1 * rng.standard_normal(30)
+    W = np.array([[2.0, 0.3, 0.0], [0.3, 1.0, 0.2], [0.0, 0.2, 3.0]])
+    near = np.array([0.01, 0.5, 0.995])  # inside [0, 1], within the bounds' margins
+    return {
+        "rosenbrock-5 inside": (rosen, rosen_der, rosen_hess, [(0, 2)] * 5,
+                                np.array([1.3, 0.7, 0.8, 1.9, 1.2])),
+        "rosenbrock-2 face": (rosen, rosen_der, rosen_hess, [(-1.5, 0.5), (-1, 2)],
+                              np.array([-1.2, 1.0])),
+        "quadratic-10 faces": (*_quadratic((Q * np.logspace(0, 3, 10)) @ Q.T,
+                                           np.linspace(-2, 2, 10)), [(-1, 1)] * 10, np.full(10, 0.3)),
+        "quadratic-2 corner": (*_quadratic(np.array([[2.0, 0.5], [0.5, 1.0]]), np.array([3.0, 3.0])),
+                               [(0, 1), (0, 1)], np.array([0.2, 0.6])),
+        "smooth-20 faces": (*_smooth_faces(), [(-1, 1.5)] * 20, np.zeros(20)),
+        "beale-2 face": (*_beale(), [(0, 2), (-1, 1)], np.array([1.0, 0.0])),
+        "least-squares-8 nonnegative": (*_quadratic(A.T @ A, np.linalg.lstsq(A, b, rcond=None)[0]),
+                                        [(0, None)] * 8, np.ones(8)),
+        "quartic-3 near bounds": (
+            lambda x: float(0.5 * (x - near) @ W @ (x - near) + 0.1 * np.sum((x - near) ** 4)),
+            lambda x: W @ (x - near) + 0.4 * (x - near) ** 3,
+            lambda x: W + np.diag(1.2 * (x - near) ** 2), [(0, 1)] * 3, np.full(3, 0.5)),
+    }

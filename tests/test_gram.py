@@ -126,7 +126,8 @@ def test_dual_estimators_equal_the_full_ones(objective, rng, plain_vi):
     full = VANLogisticRegression(covariance="full", objective=objective).fit(X, y)
     dual = VANLogisticRegression(covariance="dual", objective=objective).fit(X, y)
     assert dual.covariance_ == "dual" and full.covariance_ == "full"
-    np.testing.assert_array_equal(dual.n_iter_, full.n_iter_)
+    # other arithmetic, the same iterates to round-off: a stop at most one apart
+    assert np.all(np.abs(np.asarray(dual.n_iter_) - np.asarray(full.n_iter_)) <= 1)
     np.testing.assert_allclose(dual.coef_, full.coef_, rtol=1e-7, atol=1e-10 * np.abs(full.coef_).max())
     np.testing.assert_allclose(dual.sigma_[0], np.diag(full.sigma_[0]), rtol=1e-6)
     np.testing.assert_allclose(dual.predict_proba(X), full.predict_proba(X), rtol=1e-9)

@@ -33,7 +33,7 @@ def test_path_matches_lasso_path_at_every_alpha(name):
     ref_alphas, ref, _ = lasso_path(X, y, alphas=alphas, tol=1e-12, max_iter=1_000_000)
     for k in range(len(alphas)):
         scale = max(np.max(np.abs(ref[:, k])), 1e-12)
-        assert np.max(np.abs(coefs[:, k] - ref[:, k])) <= 1e-3 * scale, k
+        assert np.max(np.abs(coefs[:, k] - ref[:, k])) <= 1e-8 * scale, k  # reached: 4.2e-10
         np.testing.assert_array_equal(coefs[:, k] != 0, np.abs(ref[:, k]) > 1e-10 * scale)
     assert np.all(gaps <= 1e-6 * np.mean(y**2)) and np.all(n_iter >= 0)
     assert np.all(np.diff(alphas) < 0) and not np.any(coefs[:, 0])  # alpha_max: all zero
@@ -163,19 +163,22 @@ def test_cv_chooses_lassocvs_alpha_on_the_same_folds_and_grid(name):
     van = VANLassoCV(alphas=15, cv=cv).fit(X, y)
     ref = LassoCV(alphas=15, cv=cv, tol=1e-12, max_iter=1_000_000).fit(X, y)
     np.testing.assert_allclose(van.alphas_, ref.alphas_, rtol=1e-12)
-    assert van.alpha_ == ref.alpha_
-    np.testing.assert_allclose(van.mse_path_, ref.mse_path_, rtol=1e-5)
-    np.testing.assert_allclose(van.coef_, ref.coef_, rtol=1e-3, atol=1e-3 * np.abs(ref.coef_).max())
-    assert van.intercept_ == pytest.approx(ref.intercept_, rel=1e-3, abs=1e-6)
+    assert van.alpha_ == pytest.approx(ref.alpha_, rel=1e-12)
+    np.testing.assert_allclose(van.mse_path_, ref.mse_path_, rtol=1e-7)  # reached: 1.8e-9
+    # reached: 1.7e-11 and 2.4e-10
+    np.testing.assert_allclose(van.coef_, ref.coef_, rtol=0, atol=1e-9 * np.abs(ref.coef_).max())
+    assert van.intercept_ == pytest.approx(ref.intercept_, rel=1e-8, abs=1e-6)
     assert van.dual_gap_ >= 0 and not hasattr(van, "partial_fit")
 
 
 def test_cv_folds_run_in_parallel_with_the_same_result():
+    """The folds in joblib's workers give the same path as in this process, to
+    round-off (the workers' BLAS may run on another number of threads)."""
     X, y = PROBLEMS["diabetes"]
     one = VANLassoCV(alphas=8, cv=3).fit(X, y)
     two = VANLassoCV(alphas=8, cv=3, n_jobs=2).fit(X, y)
-    np.testing.assert_array_equal(one.mse_path_, two.mse_path_)
-    assert one.alpha_ == two.alpha_
+    np.testing.assert_allclose(one.mse_path_, two.mse_path_, rtol=1e-10)
+    assert one.alpha_ == pytest.approx(two.alpha_, rel=1e-12)
 
 
 @pytest.mark.parametrize("Estimator", [VANLassoRegressor, VANLassoCV])
@@ -235,8 +238,8 @@ def test_kkt_follow_stops_at_its_event_budget_and_on_a_singular_support():
 @pytest.mark.parametrize("positive", [False, True])
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("sparse", [False, True])
-def test_cv_grids_are_scikit_learns_to_the_last_bit(positive, weighted, sparse):
-    """The automatic grids equal LassoCV's and ElasticNetCV's bit for bit, also
+def test_cv_grids_are_scikit_learns(positive, weighted, sparse):
+    """The automatic grids equal LassoCV's and ElasticNetCV's to round-off, also
     with positive=True where the largest correlation is negative (there the
     constrained alpha_max is that of the largest positive one, not of the
     largest in size), with sample weights, and on sparse X."""
@@ -251,11 +254,11 @@ def test_cv_grids_are_scikit_learns_to_the_last_bit(positive, weighted, sparse):
     w = np.random.default_rng(0).uniform(0.5, 2.0, len(y)) if weighted else None
     ours = VANLassoCV(positive=positive, alphas=8, cv=3).fit(X, y, sample_weight=w)
     ref = LassoCV(positive=positive, alphas=8, cv=3).fit(X, y, sample_weight=w)
-    np.testing.assert_array_equal(ours.alphas_, ref.alphas_)
+    np.testing.assert_allclose(ours.alphas_, ref.alphas_, rtol=1e-12)
     ours = VANElasticNetCV(l1_ratio=[0.3, 0.8], positive=positive, alphas=8, cv=3)
     ref = ElasticNetCV(l1_ratio=[0.3, 0.8], positive=positive, alphas=8, cv=3)
-    np.testing.assert_array_equal(ours.fit(X, y, sample_weight=w).alphas_,
-                                  ref.fit(X, y, sample_weight=w).alphas_)
+    np.testing.assert_allclose(ours.fit(X, y, sample_weight=w).alphas_,
+                               ref.fit(X, y, sample_weight=w).alphas_, rtol=1e-12)
     if positive:
         centred = np.asarray(X.T @ (y - y.mean() if w is None else y - np.average(y, weights=w)))
         assert centred.max() < np.abs(centred).max()  # the case that mattered

@@ -47,11 +47,16 @@ def test_diagonal_covariance_matches_sklearn(dataset, C, request):
     assert _rel_err(van, _sklearn(X, y, C)) <= 1e-4
 
 
-@pytest.mark.parametrize("kw", [dict(hessian="gauss_newton", max_iter=500), dict(expectation="mc", random_state=0)])
-def test_variants_reach_the_same_optimum(kw, breast_cancer):
+@pytest.mark.parametrize("kw, tolerance", [
+    # Gauss-Newton converges linearly and stops at tol: reached 5.4e-5
+    (dict(hessian="gauss_newton", max_iter=500), 1e-3),
+    # Monte Carlo under VO: the noise vanishes as q collapses; reached 1.3e-7
+    (dict(expectation="mc", random_state=0), 1e-5),
+])
+def test_variants_reach_the_same_optimum(kw, tolerance, breast_cancer):
     X, y = breast_cancer
     van = VANLogisticRegression(**kw).fit(X, y)
-    assert _rel_err(van, _sklearn(X, y, 1.0)) <= 1e-3
+    assert _rel_err(van, _sklearn(X, y, 1.0)) <= tolerance
 
 
 def test_minibatch_svan_approaches_the_optimum(breast_cancer):

@@ -366,15 +366,28 @@ def test_vi_posterior_draws_and_averaged_predictions():
     assert np.all(sd > 0) and np.all(sd < np.sqrt(1.0))  # inside the prior N(0, C)
 
 
-def test_streaming_multinomial_reaches_the_batch_posterior():
-    """partial_fit over one pass in 5 batches: the running sum is then the full
-    data's VO precision plus the prior; the mean is close to the batch VI mean."""
-    X, y = _data("iris")
+def test_streaming_multinomial_approximates_the_batch_posterior():
+    """partial_fit over one pass in 5 batches of new rows: sequential Bayes with
+    one VAN step per batch (more than two classes), each batch's update of the q
+    the stream had reached. Where each batch's likelihood is close to Gaussian
+    (3,000 overlapping rows, 600 per batch) the stream predicts as the batch VI
+    posterior does: held-out log-loss within 10% of it (measured 1.6%). Its mean
+    is not the posterior's (5.8 posterior sds apart there: one step per batch
+    takes each curvature where the stream stood), and on iris' 150 nearly
+    separable rows the gap is wide (log-loss 0.25 against 0.13)."""
+    from sklearn.datasets import make_classification
+    from sklearn.metrics import log_loss
+
+    X, y = make_classification(4000, 5, n_informative=4, n_redundant=0, n_classes=3,
+                               n_clusters_per_class=1, class_sep=0.8, random_state=0)
+    X, Xtest, y, ytest = X[:3000], X[3000:], y[:3000], y[3000:]
+    vi = VANLogisticRegression(C=1.0, objective="vi").fit(X, y)
     stream = VANLogisticRegression(C=1.0)
     for rows in np.array_split(np.random.RandomState(0).permutation(len(y)), 5):
         stream.partial_fit(X[rows], y[rows], classes=[0, 1, 2])
-    assert stream.coef_.shape == (3, 4) and stream.n_iter_[0] == 5
-    assert stream.score(X, y) > 0.9
+    assert stream.coef_.shape == (3, 5) and stream.n_iter_[0] == 5
+    posterior = log_loss(ytest, vi.predict_proba(Xtest))
+    assert log_loss(ytest, stream.predict_proba(Xtest)) <= 1.1 * posterior
 
 
 @pytest.mark.parametrize("strategy", [entropy_sampling, bald_sampling])

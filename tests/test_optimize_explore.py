@@ -93,24 +93,23 @@ def test_every_oracle_escapes_the_local_minimum_of_sinc(oracle):
     assert a.success and np.array_equal(a.x, b.x) and a.nfev == b.nfev
 
 
-def test_values_on_the_1d_grid_let_the_safeguard_set_the_pace(monkeypatch):
+def test_values_on_the_1d_grid_let_the_safeguard_set_the_pace():
     """From values in 1-D the default growth is GRID_GROWTH_1D (8): each step starts
     at 8 times the last accepted beta and is halved until it passes, first the trust
     region (free), then the decrease of E_q[f] (a grid of evaluations). It crosses
     sinc's slope in fewer evaluations than at 2 or at the derivative oracles' 1.2,
     to the same minimum; without the trust region the overshooting trials each cost
     a grid and the gain is gone."""
-    import skvan.optimize
+    from skvan.optimize._settings import GRID_GROWTH_1D
 
-    assert skvan.optimize.GRID_GROWTH_1D == 8.0
+    assert GRID_GROWTH_1D == 8.0
     runs = {g: minimize(sinc, [-3.2], sigma0=1.5, beta_growth=g) for g in (1.2, 2.0, 8.0)}
     default = minimize(sinc, [-3.2], sigma0=1.5)
     assert np.array_equal(runs[8.0].x, default.x) and runs[8.0].nfev == default.nfev
     for run in runs.values():
         assert run.success and abs(run.x[0] - 1.0) < 1e-4
     assert default.nfev < runs[2.0].nfev < runs[1.2].nfev
-    monkeypatch.setattr(skvan.optimize, "TRUST_RADIUS", np.inf)
-    unguarded = minimize(sinc, [-3.2], sigma0=1.5)
+    unguarded = minimize(sinc, [-3.2], sigma0=1.5, options={"trust_radius": np.inf})
     assert abs(unguarded.x[0] - 1.0) < 1e-4 and unguarded.nfev > default.nfev + 21
 
 
@@ -190,22 +189,21 @@ def test_scaling_f_does_not_change_the_run(order):
     np.testing.assert_allclose(runs[1].covariance, runs[0].covariance, rtol=1e-6, atol=1e-25)
 
 
+@pytest.mark.slow
 def test_derivative_oracles_find_rosenbrocks_global_minimum_in_10d():
-    """10-D Rosenbrock has a local minimum near (-1, 1, ..., 1). From 10 random
+    """10-D Rosenbrock has a local minimum near (-1, 1, ..., 1). From 40 random
     starts in [-3, 3]^10 (sigma0 a quarter of the box) both derivative oracles
-    reach the global one from at least as many as BFGS (8 of these; 6 and 4
-    when the first update could collapse q: beta_0 = 1). Which starts succeed is
-    chaotic: the second order lost one of these 10 (9 -> 8) when the draws'
-    derivatives were mixed with the values' estimates (2026-11-27), while its
-    rate over more starts did not move (a one-off check, not kept, no figure;
-    ``benchmarks/bench_minimize.py`` runs the suite's rosenbrock-10)."""
-    starts = np.random.RandomState(1).uniform(-3, 3, size=(10, 10))
+    reach the global one from at least 80% of them and at least as many as BFGS
+    (measured: 39 and 36 of 40, BFGS 31). Which starts succeed is chaotic (the
+    last bits of a run decide some of them): the count, over enough starts, is
+    what holds."""
+    starts = np.random.RandomState(1).uniform(-3, 3, size=(40, 10))
     bfgs = sum(scipy_minimize(rosen, x0, jac=rosen_der, method="BFGS").fun < 1e-5
                for x0 in starts)
     for oracles in (dict(jac=rosen_der), dict(jac=rosen_der, hess=rosen_hess)):
         hits = sum(minimize(rosen, x0, sigma0=1.5, random_state=seed, **oracles).fun < 1e-5
                    for seed, x0 in enumerate(starts))
-        assert hits >= max(bfgs, 8), (oracles.keys(), hits, bfgs)
+        assert hits >= max(bfgs, 32), (oracles.keys(), hits, bfgs)
 
 
 def test_restarts_count_every_run_and_keep_the_best():
@@ -216,7 +214,7 @@ def test_restarts_count_every_run_and_keep_the_best():
     one = minimize(f, x0, sigma0=0.1, random_state=0)
     res = minimize(f, x0, sigma0=0.1, restarts=2, random_state=0)
     assert len(res.runs) == 3
-    assert res.nfev == sum(r["nfev"] for r in res.runs)
+    assert res.nfev == sum(r["nfev"] for r in res.runs) + 1  # and f(x0), once
     assert res.fun == min(r["fun"] for r in res.runs) <= one.fun
     # The populations double: the later runs evaluate more points per iteration.
     assert res.runs[0]["x"].shape == (3,)
@@ -272,18 +270,16 @@ def test_the_rank_one_path_is_neutral_under_random_selection():
 
 
 def test_the_rank_one_path_stalls_on_a_linear_slope(monkeypatch):
-    """With CMA-ES's shape update (``SHAPE_UPDATE = "cma"``) the scale still grows
+    """With CMA-ES's shape update (``shape_update="cma"``) the scale still grows
     on f(x) = x_0 because the rank-one path stalls while the scale's path is long
     (``h_sigma``); without the stall the rank-one update stretched q along the
     steps and shortened the scale's path (sd below 10 after 40 iterations,
     against above 1e3)."""
-    import skvan.optimize
     from skvan.expectations import CumulativeScale
 
-    monkeypatch.setattr(skvan.optimize, "SHAPE_UPDATE", "cma")
-
     def scale():
-        res = minimize(lambda x: float(x[0]), np.zeros(4), max_iter=40, random_state=0)
+        res = minimize(lambda x: float(x[0]), np.zeros(4), max_iter=40, random_state=0,
+                       options={"shape_update": "cma"})
         return np.sqrt(np.trace(res.covariance) / 4)
 
     with warnings.catch_warnings():
@@ -293,11 +289,9 @@ def test_the_rank_one_path_stalls_on_a_linear_slope(monkeypatch):
         assert scale() < 10.0
 
 
-def test_cma_shape_update_solves_a_rotated_ellipsoid(monkeypatch):
+def test_cma_shape_update_solves_a_rotated_ellipsoid():
     """The "cma" shape update (rank-mu at ``c_mu``, rank-one at ``c_1``) reaches the
     minimum of a rotated ill-conditioned quadratic, as the default does."""
-    import skvan.optimize
-
     Q, _ = np.linalg.qr(np.random.RandomState(1).standard_normal((5, 5)))
     H = (Q * np.logspace(0, 3, 5)) @ Q.T
 
@@ -305,8 +299,8 @@ def test_cma_shape_update_solves_a_rotated_ellipsoid(monkeypatch):
         return float(x @ H @ x)
 
     for update in ("xnes", "cma"):
-        monkeypatch.setattr(skvan.optimize, "SHAPE_UPDATE", update)
-        res = minimize(f, np.ones(5), sigma0=0.5, random_state=0, max_iter=3000)
+        res = minimize(f, np.ones(5), sigma0=0.5, random_state=0, max_iter=3000,
+                       options={"shape_update": update})
         assert res.success and res.fun < 1e-8, update
 
 
@@ -373,7 +367,7 @@ def test_ties_give_exactly_zero_utilities():
     assert not mc.combine(family, Z, 0, np.arange(6.0)).flat
 
 
-def _evaluations_to(f, x0, seed, target=1e-5):
+def _evaluations_to(f, x0, seed, target=1e-5, options=None):
     """Calls of ``f`` by the zero-order default until a value within ``target``."""
     calls, hit = [0], [None]
 
@@ -386,7 +380,7 @@ def _evaluations_to(f, x0, seed, target=1e-5):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        minimize(counted, x0, sigma0=1.5, random_state=seed, max_iter=2000)
+        minimize(counted, x0, sigma0=1.5, random_state=seed, max_iter=2000, options=options)
     return np.inf if hit[0] is None else hit[0]
 
 
@@ -404,17 +398,15 @@ def test_zero_order_keeps_the_trace_of_its_shape_update(name, f, most):
     assert np.median(counts) <= most, counts
 
 
-def test_the_rank_one_path_learns_a_valley(monkeypatch):
+def test_the_rank_one_path_learns_a_valley():
     """The default zero-order shape update adds CMA-ES's rank-one update at half its
-    ``c_1`` (``RANK_ONE_FRACTION``) to xNES's rank-mu one: down 8-D Rosenbrock's
+    ``c_1`` (``rank_one_fraction``) to xNES's rank-mu one: down 8-D Rosenbrock's
     valley from 0 the median over 6 seeds of evaluations to 1e-5 is 3197 with it,
     4443 without (and one seed of the six missed the target)."""
-    import skvan.optimize
-
-    def median_evaluations():
-        return np.median([_evaluations_to(rosen, np.zeros(8), seed) for seed in range(6)])
+    def median_evaluations(**options):
+        return np.median([_evaluations_to(rosen, np.zeros(8), seed, options=options)
+                          for seed in range(6)])
 
     with_path = median_evaluations()
     assert with_path <= 3800
-    monkeypatch.setattr(skvan.optimize, "RANK_ONE_FRACTION", 0.0)
-    assert median_evaluations() > 1.2 * with_path
+    assert median_evaluations(rank_one_fraction=0.0) > 1.2 * with_path

@@ -73,15 +73,18 @@ def test_counts_mean_what_scipys_mean():
     zero = minimize(rosen, np.zeros(3), max_iter=5, random_state=0)
     second = minimize(rosen, np.zeros(3), jac=rosen_der, hess=rosen_hess, max_iter=5, random_state=0)
     assert zero.njev == 0 and zero.nhev == 0 and zero.nit == 5
-    # every sampled point gets value, gradient and Hessian, plus f at the final mean
-    assert second.nfev == second.njev + 1 == second.nhev + 1
+    # every sampled point gets value, gradient and Hessian; the final mean value and
+    # gradient (the first-order test); x0 its value
+    assert second.nfev == second.njev + 1 == second.nhev + 2
 
 
 @pytest.mark.parametrize("call, error, match", [
     (dict(args=rosen_der), TypeError, "Pass the gradient as jac"),
     (dict(method="BFGS"), ValueError, "scipy.optimize.minimize"),
     (dict(constraints=[{"type": "eq", "fun": np.sum}]), ValueError, "not general constraints"),
-    (dict(options={"gtol": 1e-5}), ValueError, "Unknown option 'gtol'"),
+    (dict(options={"xtol": 1e-5}), ValueError, "Unknown option 'xtol'"),
+    (dict(options={"gtol": -1.0}), ValueError, "'gtol' parameter"),
+    (dict(jac="4-point"), ValueError, "'jac' parameter"),
     (dict(options={"maxiter": 0}), ValueError, "'max_iter' parameter"),
     (dict(bounds=[(0, 1)]), ValueError, "one \\(min, max\\) pair per coordinate"),
     (dict(bounds=[(1, 0), (0, 1)]), ValueError, "min < max"),
@@ -179,3 +182,34 @@ def test_the_box_map_is_the_identity_inside_and_pycmas_at_the_bounds():
     u = np.array([-a, -0.02, a])
     np.testing.assert_allclose(box.forward(u), (u + a) ** 2 / (4 * a), rtol=1e-14, atol=1e-17)
     assert box.derivatives(np.array([-a]))[0][0] == 0.0
+
+
+@pytest.mark.parametrize("jac", ["2-point", "3-point", "cs"])
+def test_scipys_finite_difference_gradients(jac):
+    """jac as scipy names its difference schemes: a first-order run whose
+    gradients are differences of fun, their evaluations counted in nfev."""
+    calls = [0]
+
+    def fun(x):
+        calls[0] += 1
+        return 0.5 * x @ A @ x - B @ x  # complex-safe for "cs"
+
+    res = minimize(fun, np.zeros(2), jac=jac, random_state=0)
+    assert res.success and res.nfev == calls[0] and res.njev > 0
+    np.testing.assert_allclose(res.x, np.linalg.solve(A, B), atol=1e-6)
+
+
+def test_a_scalar_x0_is_a_one_dimensional_problem():
+    res = minimize(lambda x: float((x[0] - 2.0) ** 2), 0.5)
+    assert res.success and res.x.shape == (1,)
+    np.testing.assert_allclose(res.x, [2.0], atol=1e-6)
+
+
+def test_maxfev_ends_the_run_within_its_budget():
+    res = minimize(rosen, np.zeros(4), jac=rosen_der, options={"maxfev": 200}, random_state=0)
+    assert res.status == 1 and not res.success and "maxfev" in res.message
+    # stopped after the iteration that crossed the budget (10 points each), plus
+    # the evaluations at x0 and at x
+    assert 200 <= res.nfev <= 200 + 10 + 2
+    ref = minimize(rosen, np.zeros(4), jac=rosen_der, random_state=0)
+    assert ref.nfev > 300  # the budget, not convergence, ended the run above

@@ -202,9 +202,9 @@ def test_the_loop_runs_on_the_users_blas_threads(monkeypatch):
     for limit in (None, 1):
         with threadpoolctl.threadpool_limits(limits=limit, user_api="blas"):
             before = blas_threads()
-            seen, expectations = [], VANSolver.compute_expectations
-            monkeypatch.setattr(VANSolver, "compute_expectations",
-                                lambda self: seen.append(blas_threads()) or expectations(self))
+            seen, ask = [], VANSolver.ask
+            monkeypatch.setattr(VANSolver, "ask",
+                                lambda self: seen.append(blas_threads()) or ask(self))
             VANLogisticRegression().fit(X, y)
             monkeypatch.undo()
             assert seen and all(threads == before for threads in seen)

@@ -7,6 +7,7 @@ from ._cubature import SoftmaxCubature, expected_log_softmax, softmax_rule
 from ._map_reduce import MapReduce
 from ._prior import GaussianPriorTerm
 from ._monte_carlo import CumulativeScale, MonteCarlo, RankOnePath, rank_utilities
+from ._evolution import evolution_strategy, population_size
 from ._quadrature import (
     AUTO_NODES,
     MAX_GRID,
@@ -32,12 +33,14 @@ __all__ = [
     "MonteCarlo",
     "RankOnePath",
     "SoftmaxCubature",
+    "evolution_strategy",
     "gaussian_average",
     "expected_log_softmax",
     "gaussian_rule",
     "hermite_rule",
     "log_expected_sigmoid",
     "make_expectation",
+    "population_size",
     "rank_utilities",
     "softmax_rule",
     "tensor_rule",

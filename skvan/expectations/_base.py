@@ -31,6 +31,14 @@ Expectations = namedtuple("Expectations", ["value", "gradient", "curvature", "fl
                           defaults=(False,))
 
 
+def undefined(family):
+    """:class:`Expectations` of NaN: what an estimator returns when none of its
+    evaluations gave a finite value (the solver then stops as "diverged")."""
+    n = family.n_params
+    return Expectations(np.nan, np.full(n, np.nan),
+                        np.full(n if family.diagonal else (n, n), np.nan))
+
+
 def assemble_linear(objective, family, per_sample, hessian="exact"):
     """:class:`Expectations` of a :class:`LinearModelObjective` from its per-sample
     integrals ``(E[l], E[l'], E[curvature])`` under ``family``: the data term through

@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 
 from ..objectives import FunctionObjective
-from ._base import ExpectationEstimator, Expectations
+from ._base import ExpectationEstimator, Expectations, undefined
 from ._quadrature import hermite_rule
 
 
@@ -67,6 +67,13 @@ class GaussHermiteGrid(ExpectationEstimator):
         diag = family.diagonal
         if objective.order == 0:
             v = objective.values(points)
+            finite = np.isfinite(v)
+            if not finite.all():
+                # Where f is not finite the grid sees the worst of its finite values,
+                # as Monte Carlo's draws do (MonteCarlo.combine).
+                if not finite.any():
+                    return undefined(family)
+                v = np.where(finite, v, v[finite].max())
             value = float(W @ v)
             c = W * (v - value)
             gradient = family.unwhiten(Z.T @ c)
@@ -105,7 +112,7 @@ class GaussHermiteGrid(ExpectationEstimator):
     def value(self, objective, family, mean, hessian=None):
         if hessian is None:
             Z, W, points = self._points(family, mean)
-            return float(W @ objective.values(points))
+            return float(W @ objective.values(points))  # NaN where some value is: refused
         result = self._expectations(objective, family, mean, hessian)
         self._prepared = (objective, family.version, np.array(mean, copy=True), hessian, result)
         return result.value

@@ -4,7 +4,8 @@ import numpy as np
 
 from .._data import dot
 from ..objectives import FunctionObjective, LinearModelObjective, MultinomialObjective
-from ._base import ExpectationEstimator, Expectations, assemble_linear
+from .._reductions import all_of, any_of, max_of
+from ._base import ExpectationEstimator, Expectations, assemble_linear, undefined
 
 
 class MonteCarlo(ExpectationEstimator):
@@ -149,9 +150,16 @@ class MonteCarlo(ExpectationEstimator):
         if order == 0 and self.fitness_shaping:
             return self._shaped(family, Z, values)
         if order == 0:
+            finite = np.isfinite(values)
+            if not all_of(finite):
+                # A value that is not finite counts as the batch's worst: the
+                # estimates then point away from where f is undefined.
+                if not any_of(finite):
+                    return undefined(family)
+                values = np.where(finite, values, max_of(values[finite]))
             f0, fp, fm = values[0], values[1:half + 1], values[half + 1:]
-            d, s = 0.5 * (fp - fm), 0.5 * (fp + fm) - f0
-            gradient = family.unwhiten(Z.T @ d / half)
+            s = 0.5 * (fp + fm) - f0
+            gradient = self.score_gradient(family, Z, fp, fm)
             if diag:
                 C = family.unwhiten(family.unwhiten(((Z**2 - 1.0) * s[:, None]).mean(0)))
             else:
@@ -162,6 +170,17 @@ class MonteCarlo(ExpectationEstimator):
             return self._mixed(family, Z, order, values, grads, hessians, hessian)
         return Expectations(float(values.mean()), grads.mean(0),
                             self._curvature(family, Z, order, grads, hessians, hessian))
+
+    @staticmethod
+    def score_gradient(family, Z, plus, minus):
+        """``E[grad f] = L E[z (f(mu + A z) - f(mu - A z)) / 2]`` from the values at
+        the antithetic draws (``Z`` whitened, under ``family``), pairs with a value
+        that is not finite left out (NaN if none is left)."""
+        kept = np.isfinite(plus) & np.isfinite(minus)
+        if not any_of(kept):
+            return np.full(family.n_params, np.nan)
+        d = 0.5 * (plus[kept] - minus[kept])
+        return family.unwhiten(Z[kept].T @ d / d.shape[0])
 
     @staticmethod
     def _curvature(family, Z, order, grads, hessians, hessian):
@@ -228,7 +247,11 @@ class MonteCarlo(ExpectationEstimator):
         the estimate ``flat``.
         """
         Zs = np.vstack([Z, -Z])
-        v = -rank_utilities(values)
+        finite = np.isfinite(values)
+        if not any_of(finite):
+            return undefined(family)
+        # A value that is not finite ranks last (ties among such values share).
+        v = -rank_utilities(np.where(finite, values, np.inf))
         flat = not np.any(v)  # every value tied: no ranking (rank_utilities)
         gradient = self.mean_rate * family.unwhiten(Zs.T @ v)
         n = family.n_params
@@ -249,7 +272,7 @@ class MonteCarlo(ExpectationEstimator):
                     W += self.shape_path.update(family, Zs, -v)
                 W[np.diag_indices(n)] += shift
             C = family.unwhiten(family.unwhiten(W).T)
-        return Expectations(float(values.mean()), gradient, C, flat)
+        return Expectations(float(values[finite].mean()), gradient, C, flat)
 
     @staticmethod
     def _linear(objective, family, thetas, hessian):

@@ -30,8 +30,15 @@ class FunctionObjective(Objective):
     ----------
     nfev, njev, nhev : int
         Points at which ``fun``, the gradient and the Hessian were evaluated.
+    n_nonfinite : int
+        Points at which ``fun`` returned NaN or inf (values-only oracle: the
+        estimators rank them last or drop them; with derivatives such a value is
+        an error naming the point).
     order : {0, 1, 2}
         The highest derivative available.
+    to_user : callable or None
+        Maps a point of this objective to the point the user's function saw
+        (a change of variables for bounds), for error messages; None: the same.
     """
 
     def __init__(self, fun, n_params, jac=None, hess=None, vectorized=False, n_jobs=None):
@@ -44,7 +51,8 @@ class FunctionObjective(Objective):
         self.vectorized = vectorized
         self.n_jobs = n_jobs
         self.order = 2 if hess is not None else (1 if jac is not None else 0)
-        self.nfev = self.njev = self.nhev = 0
+        self.nfev = self.njev = self.nhev = self.n_nonfinite = 0
+        self.to_user = None
 
     # -- batches ------------------------------------------------------------------
     def _map(self, func, thetas):
@@ -62,7 +70,7 @@ class FunctionObjective(Objective):
             out = _shaped("fun", self.fun(thetas), (len(thetas),))
         else:
             out = np.array([_scalar("fun", v) for v in self._map(self.fun, thetas)])
-        return _finite("fun", out)
+        return self._finite("fun", out, thetas)
 
     def values_gradients(self, thetas):
         """``f`` and ``grad f`` at each row: shapes ``(n,)`` and ``(n, n_params)``."""
@@ -91,7 +99,7 @@ class FunctionObjective(Objective):
         else:
             values = np.array([_scalar("fun", v) for v in values])
             grads = np.array([_shaped("jac", g, (n,)) for g in grads]).reshape(k, n)
-        return _finite("fun", values), _finite("jac", grads)
+        return self._finite("fun", values, thetas), self._finite("jac", grads, thetas)
 
     def hessians(self, thetas):
         """``hess f`` at each row, shape ``(n, n_params, n_params)``."""
@@ -99,7 +107,7 @@ class FunctionObjective(Objective):
         self.nhev += len(thetas)
         n = self.n_params
         H = np.array([_shaped("hess", h, (n, n)) for h in self._map(self.hess, thetas)])
-        return _finite("hess", H.reshape(len(thetas), n, n))
+        return self._finite("hess", H.reshape(len(thetas), n, n), thetas)
 
     # -- pointwise interface ------------------------------------------------------
     def value(self, theta):
@@ -111,11 +119,25 @@ class FunctionObjective(Objective):
     def hessian(self, theta):
         return self.hessians(theta[None])[0]
 
-
-def _finite(name, a):
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} returned a non-finite value (NaN or inf) at a sampled point.")
-    return a
+    def _finite(self, name, a, thetas):
+        """``a`` (one entry, row or matrix per point of ``thetas``) checked: the
+        values of a values-only oracle may be NaN or inf (counted); anything
+        else non-finite is a ValueError that names the first such point."""
+        finite = np.isfinite(a.reshape(len(thetas), -1)).all(axis=1)
+        if finite.all():
+            return a
+        if name == "fun" and self.order == 0:
+            self.n_nonfinite += len(thetas) - int(np.count_nonzero(finite))
+            return a
+        bad = thetas[np.argmin(finite)]
+        x = bad if self.to_user is None else self.to_user(bad)
+        raise ValueError(
+            f"{name} returned a non-finite value (NaN or inf) at x = "
+            f"{np.array2string(np.asarray(x), precision=6, threshold=20)}. With derivatives "
+            "every sampled point needs finite values; from values alone (no jac) such "
+            "points count as the worst of their batch. Bound the search with bounds=..., or "
+            "start with a smaller sigma0."
+        )
 
 
 def _scalar(name, value):

@@ -109,6 +109,10 @@ class VANSolver:
     batches : FullBatch or Minibatches or None, default=None
         None is the full batch.
     max_iter : int, default=100
+        Iterations before the run stops (status "max_iter").
+    max_passes : float or None, default=None
+        Data passes (the told fractions summed) before the run stops, in place
+        of ``max_iter`` (an ask/tell driver's stochastic runs); None: ``max_iter``.
     random_state : int, RandomState or None
     verbose : int, default=0
     callback : callable or None, default=None
@@ -129,6 +133,7 @@ class VANSolver:
         stop=None,
         batches=None,
         max_iter=100,
+        max_passes=None,
         random_state=None,
         verbose=0,
         callback=None,
@@ -143,35 +148,68 @@ class VANSolver:
         self.stop = stop
         self.batches = batches
         self.max_iter = max_iter
+        self.max_passes = max_passes
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
 
     # -- the loop -----------------------------------------------------------------
     def solve(self):
-        """Run the VAN iterations and return a :data:`VANResult`."""
+        """Run the VAN iterations and return a :data:`VANResult`: :meth:`setup`,
+        then :meth:`ask`, the expectations of the asked batch under ``q``, and
+        :meth:`tell`, until the run ends."""
         self.setup()
         # Within the loop a full family's LAPACK work keeps scipy's BLAS on one
         # thread (skvan._blas.lapack_one_thread), entered once here; the passes
         # over the rows run on the user's BLAS threads.
         with lapack_one_thread(self.family.n_params):
-            for iteration in range(self.max_iter):
-                self.iteration = iteration
-                if not self.compute_expectations():
-                    self.status = "diverged"
-                    break
-                if self.advance():
-                    break
-            # What the fitted attributes read, under the same LAPACK threads as
-            # the loop.
-            self.family.finalize()
+            while not self.done:
+                batch = self.ask()
+                self.tell(self.expectation(batch, self.family, hessian=self.hessian,
+                                           random_state=self.rng))
         return self.finalize()
+
+    def ask(self):
+        """Begin an iteration: return its objective (the next minibatch, or the
+        whole ``f``), whose expectations under the current ``q`` :meth:`tell`
+        takes. An ask/tell driver that evaluates ``f`` itself
+        (:class:`skvan.optimize.VANOptimizer`) draws its points from ``q`` here."""
+        if self.done:
+            raise RuntimeError(f"The run has ended (status {self.status!r}).")
+        self.batch, self.fraction = self.batches_.next()
+        return self.batch
+
+    def tell(self, expectations, fraction=None):
+        """End the iteration :meth:`ask` began, from ``expectations`` (value,
+        gradient and curvature under the current ``q``): the step, the convergence
+        and stall tests, the callback, the budget. ``fraction`` is the share of
+        a data pass the expectations came from (None: the asked batch's).
+        Returns whether the run has ended (``status`` then says why)."""
+        self.n_data_passes += self.fraction if fraction is None else fraction
+        self.expect = expectations
+        if not self.expectations_finite():
+            self.status, self.done = "diverged", True
+        else:
+            self.done = self.advance() or self.spent()
+        self.iteration += 1
+        if self.done:
+            # What the fitted attributes read, under the loop's LAPACK threads.
+            with lapack_one_thread(self.family.n_params):
+                self.family.finalize()
+        return self.done
+
+    def spent(self):
+        """Whether the budget is used up (``status`` stays "max_iter"):
+        ``max_iter`` iterations, or ``max_passes`` data passes (the round-off of
+        summed fractions forgiven)."""
+        if self.max_passes is not None:
+            return self.n_data_passes + 1e-9 >= self.max_passes
+        return self.iteration + 1 >= self.max_iter
 
     def advance(self):
         """The rest of an iteration once ``expect`` is set: the step, the
         convergence and stall tests, the callback. Returns True (with ``status``
-        set) when the run ends here. The loop of :meth:`solve` and the ask/tell
-        driver :class:`skvan.optimize.VANOptimizer` both call it."""
+        set) when the run ends here."""
         self.take_step()
         self.flat_iterations = self.flat_iterations + 1 if self.expect.flat else 0
         if self.check_convergence():
@@ -211,6 +249,8 @@ class VANSolver:
         self.stop_.reset()
         self.expectation.reset(self)
         self.status = "max_iter"
+        self.done = False
+        self.iteration = 0
         # The size of the terms that cancel in f's value (objective comparisons
         # allow round-off relative to it).
         self.value_scale = float(self.f.value_scale())
@@ -220,16 +260,6 @@ class VANSolver:
         self.n_data_passes = 0.0
         self.history = []
         self.distance = np.inf
-
-    def compute_expectations(self):
-        """Set ``batch`` (this iteration's objective) and ``expect`` (value, gradient,
-        curvature) under the current ``q``. Returns False if they are not finite."""
-        self.batch, fraction = self.batches_.next()
-        self.n_data_passes += fraction
-        self.expect = self.expectation(
-            self.batch, self.family, hessian=self.hessian, random_state=self.rng
-        )
-        return self.expectations_finite()
 
     def expectations_finite(self):
         """Whether ``expect``'s value, gradient and curvature are finite (the loop
