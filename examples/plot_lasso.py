@@ -98,7 +98,7 @@ for a in alphas:
     paths.append(VANLassoRegressor(alpha=a).fit(X, y).coef_)
     vi = VANLassoRegressor(alpha=a, objective="vi").fit(X, y)
     means.append(vi.coef_)
-    sds.append(np.sqrt(np.diag(vi.sigma_)))
+    sds.append(np.sqrt(vi.sigma_))
 paths, means, sds = map(np.array, (paths, means, sds))
 
 fig, ax = plt.subplots(figsize=(7, 4.5))

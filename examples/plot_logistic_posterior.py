@@ -31,7 +31,7 @@ print("max |VAN(vo) - sklearn| =", np.abs(vo.coef_ - sk.coef_).max())
 # Coefficients with two posterior standard deviations
 # ----------------------------------------------------
 order = np.argsort(sk.coef_[0])
-sd = np.sqrt(np.diag(vi.sigma_[0]))
+sd = np.sqrt(vi.sigma_[0])
 pos = np.arange(X.shape[1])
 fig, ax = plt.subplots(figsize=(7, 8))
 ax.errorbar(vi.coef_[0, order], pos, xerr=2 * sd[order], fmt="o", ms=4, label="VAN (vi): mean +- 2 sd")

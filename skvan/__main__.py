@@ -38,7 +38,7 @@ def main():
     post, t_post = _timed(VANLogisticRegression(C=C, objective="vi"), X, y)
 
     err = np.abs(van.coef_ - sk.coef_).max() / np.abs(sk.coef_).max()
-    sd = np.sqrt(np.diag(post.sigma_[0]))
+    sd = np.sqrt(post.sigma_[0])
     order = np.argsort(-np.abs(sk.coef_[0]))[:8]
     print(f"{'feature':<24}{'sklearn':>10}{'VAN (vo)':>10}{'VAN (vi)':>10}{'post. sd':>10}")
     for j in order:

@@ -129,7 +129,7 @@ def test_active_fit_uses_every_point_once_in_score_order(breast_cancer):
     # after one pass q approximates the full-data posterior
     full = VANLogisticRegression(objective="vi", C=1.0).fit(X, y)
     assert clf.score(X, y) > 0.97
-    assert 0.3 < np.median(np.diag(clf.sigma_[0]) / np.diag(full.sigma_[0])) < 3
+    assert 0.3 < np.median(clf.sigma_[0] / full.sigma_[0]) < 3  # marginal variances
 
 
 def test_active_beats_random_with_few_labels(breast_cancer):
@@ -183,6 +183,8 @@ def test_callable_query_strategy(breast_cancer):
 
 @pytest.mark.parametrize("strategy", ["BatchBALD", "GreedyBALD"])
 def test_skactiveml_bald_strategies_run_with_the_adapter(strategy, breast_cancer):
+    """scikit-activeml's BALD strategies call sample_proba by keyword, with its
+    own name for the draws (``n_samples``)."""
     pool = pytest.importorskip("skactiveml.pool")
     import pickle
 
@@ -193,12 +195,60 @@ def test_skactiveml_bald_strategies_run_with_the_adapter(strategy, breast_cancer
     y_partial[:30] = y[:30]
     adapter = to_skactiveml(VANLogisticRegression(objective="vi", C=0.1), classes=[0, 1])
     query = getattr(pool, strategy)(sample_predictions_method_name="sample_proba",
-                                    sample_predictions_dict={"n_draws": 30}, random_state=0)
+                                    sample_predictions_dict={"n_samples": 30}, random_state=0)
     idx = query.query(X, y_partial, adapter, batch_size=3)
     assert idx.shape == (3,) and len(set(idx)) == 3 and np.all(idx >= 30)  # unlabelled rows only
     fitted = adapter.fit(X, y_partial)
-    assert fitted.sample_proba(X[:4], n_draws=7).shape == (7, 4, 2)
+    assert fitted.sample_proba(X[:4], n_samples=7).shape == (7, 4, 2)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(fitted)).predict(X), fitted.predict(X))
+
+
+def test_the_old_name_of_the_draws_still_works_for_one_release(breast_cancer):
+    from skvan.active import bald_sampling
+
+    X, y = breast_cancer
+    clf = VANLogisticRegression(objective="vi").fit(X[:60], y[:60])
+    with pytest.warns(FutureWarning, match="n_draws was renamed n_samples"):
+        old = clf.sample_proba(X[:5], n_draws=4, random_state=0)
+    np.testing.assert_array_equal(old, clf.sample_proba(X[:5], n_samples=4, random_state=0))
+    with pytest.warns(FutureWarning, match="n_draws was renamed n_samples"):
+        old = bald_sampling(clf, X, n_instances=2, random_state=0, n_draws=20)
+    np.testing.assert_array_equal(old[0], bald_sampling(clf, X, n_instances=2, random_state=0,
+                                                        n_samples=20)[0])
+    with pytest.raises(ValueError, match="n_samples must be an integer >= 1"):
+        clf.sample_proba(X[:5], n_samples=0)
+
+
+def test_the_adapter_is_a_scikit_activeml_classifier(breast_cancer):
+    """What scikit-activeml's own classifier tests ask of a SkactivemlClassifier
+    (its tests/template_estimator.py), where they apply: parameters stored as
+    given, labels of any type with a missing label, predictions decoded,
+    probabilities that sum to one, ``score``, and clear errors for bad input."""
+    pytest.importorskip("skactiveml")
+    from skvan.active import to_skactiveml
+
+    X, y = breast_cancer
+    names = np.array(["tokyo", "paris"])[y]
+    y_partial = np.where(np.arange(len(y)) < 60, names, "nan")
+    est = VANLogisticRegression(objective="vi")
+    adapter = to_skactiveml(est, classes=["paris", "tokyo"], missing_label="nan", random_state=0)
+    assert adapter.estimator is est and adapter.missing_label == "nan"
+    adapter.fit(X, y_partial)
+    assert list(adapter.classes_) == ["paris", "tokyo"]
+    P = adapter.predict_proba(X)
+    assert P.shape == (len(y), 2) and np.allclose(P.sum(axis=1), 1.0)
+    labels = adapter.predict(X)
+    assert set(labels) <= {"paris", "tokyo"}
+    np.testing.assert_array_equal(labels, adapter.classes_[np.argmax(P, axis=1)])
+    assert adapter.score(X, names) == pytest.approx(np.mean(labels == names))
+    assert adapter.score(X, names) > 0.8  # 60 labels (measured 0.86)
+    with pytest.raises(ValueError):
+        adapter.predict_proba(X[:, :5])  # another number of features
+    with pytest.raises(ValueError):
+        adapter.fit(np.full_like(X, np.nan), y_partial)
+    with pytest.raises((TypeError, ValueError)):
+        to_skactiveml(est, classes=["paris", "tokyo"], missing_label="nan").fit(
+            X, np.where(np.arange(len(y)) < 60, "berlin", "nan"))  # a label not in classes
 
 
 def test_skactiveml_adapter_starts_from_the_prior_when_a_class_is_missing(breast_cancer):
@@ -211,5 +261,7 @@ def test_skactiveml_adapter_starts_from_the_prior_when_a_class_is_missing(breast
     y_partial[one_class] = 1
     adapter = to_skactiveml(VANLogisticRegression(), classes=[0, 1]).fit(X, y_partial)
     assert adapter.predict_proba(X).shape == (len(y), 2)
-    with pytest.raises(ValueError, match="at least one labelled sample"):
-        to_skactiveml(VANLogisticRegression(), classes=[0, 1]).fit(X, np.full(len(y), np.nan))
+    # no label at all: the uniform prediction, as scikit-activeml's classifiers
+    empty = to_skactiveml(VANLogisticRegression(), classes=[0, 1]).fit(X, np.full(len(y), np.nan))
+    np.testing.assert_array_equal(empty.predict_proba(X[:3]), np.full((3, 2), 0.5))
+    assert empty.sample_proba(X[:3], n_samples=4).shape == (4, 3, 2)

@@ -130,6 +130,8 @@ def test_dual_estimators_equal_the_full_ones(objective, rng, plain_vi):
     assert np.all(np.abs(np.asarray(dual.n_iter_) - np.asarray(full.n_iter_)) <= 1)
     np.testing.assert_allclose(dual.coef_, full.coef_, rtol=1e-7, atol=1e-10 * np.abs(full.coef_).max())
     np.testing.assert_allclose(dual.sigma_[0], np.diag(full.sigma_[0]), rtol=1e-6)
+    np.testing.assert_allclose(dual.get_covariance(), full.sigma_, rtol=1e-6,
+                               atol=1e-9 * np.abs(full.sigma_).max())
     np.testing.assert_allclose(dual.predict_proba(X), full.predict_proba(X), rtol=1e-9)
     np.testing.assert_allclose(dual.precision_.toarray(), full.precision_[0], rtol=1e-8,
                                atol=1e-10 * np.abs(full.precision_[0]).max())

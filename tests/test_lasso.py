@@ -136,7 +136,8 @@ def test_vi_with_a_flat_prior_is_the_least_squares_posterior(diabetes):
         vi = VANLassoRegressor(alpha=0.0, objective="vi").fit(X, y)
     Xd = np.hstack([X, np.ones((len(y), 1))])
     cov = vi.noise_variance_ * np.linalg.inv(Xd.T @ Xd)
-    np.testing.assert_allclose(vi.sigma_, cov[:-1, :-1], rtol=1e-6)
+    np.testing.assert_allclose(vi.get_covariance(), cov[:-1, :-1], rtol=1e-6)
+    np.testing.assert_allclose(vi.sigma_, np.diag(cov)[:-1], rtol=1e-6)
     np.testing.assert_allclose(vi.coef_, LinearRegression().fit(X, y).coef_, rtol=1e-6)
 
 

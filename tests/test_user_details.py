@@ -145,3 +145,31 @@ def test_beta_search_selects_something_only_under_a_budget(breast_cancer):
     scores = budget.cv_results_["mean_test_score"]
     assert np.ptp(scores) > 0.1 * abs(scores.max())  # beta=0.1 is far worse with 30 labels
     assert budget.best_params_["beta"] > 0.1
+
+
+def test_verbose_reports_every_round_of_active_learning(breast_cancer, capsys):
+    X, y = breast_cancer
+    clf = ActiveVANClassifier(verbose=1, max_iter=3, random_state=0).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == [
+        f"[ActiveVANClassifier] round {k}" for k in (1, 2, 3)]
+    assert "30 so far" in lines[-1] and "539 left in the pool" in lines[-1]
+    clf.teach(X[:5], y[:5])
+    assert capsys.readouterr().out == "[ActiveVANClassifier] taught 5 labels, 35 so far\n"
+    ActiveVANClassifier(verbose=2, max_iter=1, random_state=0).fit(X, y)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("[VAN] iter") and out[-1].startswith("[ActiveVANClassifier] round 1")
+    ActiveVANClassifier(max_iter=2, random_state=0).fit(X, y)
+    assert capsys.readouterr().out == ""
+
+
+def test_verbose_vi_reports_the_objective_it_decreases(breast_cancer, capsys):
+    """Under VI the printed value is E_q[f] - H(q) (up to a constant), which the
+    safeguarded steps never increase; E_q[f] alone may rise as q widens."""
+    X, y = breast_cancer
+    VANLogisticRegression(objective="vi", verbose=1).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    values = [float(line.split("E[f]-H=")[1].split()[0]) for line in lines]
+    assert len(values) > 3 and all(b <= a * (1 + 1e-12) for a, b in zip(values, values[1:]))
+    VANLogisticRegression(verbose=1).fit(X, y)
+    assert "E[f]=" in capsys.readouterr().out

@@ -312,3 +312,37 @@ def test_dual_family_lapack_runs_on_one_blas_thread():
         model = VANLogisticRegression(objective="vi", covariance="dual", max_iter=5).fit(X, y)
     assert model.covariance_ == "dual"
     assert seen and set(seen) == {1} and blas_threads() == before
+
+
+@pytest.mark.parametrize("n, p, form", [(300, 20, "full"), (60, 600, "dual")])
+def test_sigma_has_one_shape_whatever_auto_picks(n, p, form):
+    """covariance="auto" picks its form by the data's size; sigma_ is the marginal
+    variances (coef_'s shape) for every form, and get_covariance() the matrix."""
+    from skvan import VANLassoRegressor
+
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((n, p))
+    y = (X[:, 0] + 0.5 * rng.standard_normal(n) > 0).astype(int)
+    clf = VANLogisticRegression(objective="vi", tol=1e-7).fit(X, y)
+    assert clf.covariance_ == form
+    assert clf.sigma_.shape == clf.coef_.shape == (1, p)
+    cov = clf.get_covariance()
+    assert cov.shape == (1, p, p)
+    np.testing.assert_allclose(np.diagonal(cov[0]), clf.sigma_[0], rtol=1e-8)
+    full = VANLogisticRegression(objective="vi", covariance="full", tol=1e-7).fit(X, y)
+    assert full.sigma_.shape == (1, p, p)
+    # two fits, each to tol=1e-7: they agree to 2.7e-10 of the largest entry (measured)
+    np.testing.assert_allclose(full.sigma_, cov, rtol=0, atol=1e-8 * np.abs(cov).max())
+    reg = VANLassoRegressor(alpha=0.1, objective="vi").fit(X, y.astype(float))
+    assert reg.sigma_.shape == reg.coef_.shape == (p,) and reg.get_covariance().shape == (p, p)
+
+
+def test_get_covariance_refuses_politely_beyond_the_budget(monkeypatch):
+    import skvan.van._gram as gram
+
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((40, 300))
+    clf = VANLogisticRegression().fit(X, (X[:, 0] > 0).astype(int))
+    monkeypatch.setattr(gram, "MEMORY_BUDGET", 8 * 100)
+    with pytest.raises(MemoryError, match="GiB.*sigma_"):
+        clf.get_covariance()

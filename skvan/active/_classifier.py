@@ -65,7 +65,8 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
     random_state : int, RandomState instance or None, default=None
         Breaks ties between equally informative points and seeds draws.
     verbose : int, default=0
-        Print one line per step.
+        Print one line per round of :meth:`fit` and per :meth:`teach` (``>= 1``),
+        and the solver's line per step of each update (``>= 2``).
 
     Attributes
     ----------
@@ -222,12 +223,16 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
             if n <= 0:
                 break
             candidates = X[pool] if frame is None else _safe_indexing(frame, pool)
-            picked, _ = strategy(self, candidates, n_instances=n, random_state=self._stream_rng)
+            picked, scores = strategy(self, candidates, n_instances=n,
+                                      random_state=self._stream_rng)
             rows = pool[picked]
             self._learn(X[rows], y[rows], sample_weight[rows])
             used.append(rows)
             when.append(np.full(rows.size, iteration))
             pool = np.delete(pool, picked)
+            self._report(f"round {iteration + 1}: {rows.size} labels queried (best score "
+                         f"{np.max(scores) if len(scores) else np.nan:.3g}), "
+                         f"{sum(r.size for r in used)} so far, {pool.size} left in the pool")
         self.queried_indices_ = np.concatenate(used) if used else np.zeros(0, dtype=int)
         self.query_iteration_ = np.concatenate(when) if when else np.zeros(0, dtype=int)
         self.n_labels_ = int(self.queried_indices_.size)
@@ -286,9 +291,19 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
             Updated estimator.
         """
         before = getattr(self, "n_labels_", 0)
-        self._stream(X, y, classes=classes, sample_weight=sample_weight)
+        self._stream(X, y, classes=classes, sample_weight=sample_weight, caller="teach")
         self.n_labels_ = before + int(np.asarray(y).shape[0])
+        self._report(f"taught {self.n_labels_ - before} labels, {self.n_labels_} so far")
         return self
+
+    def _step_verbose(self):
+        """The solver's lines inside each update from ``verbose=2`` on."""
+        return max(int(self.verbose) - 1, 0)
+
+    def _report(self, line):
+        """Print ``line`` when ``verbose`` is set."""
+        if self.verbose:
+            print(f"[ActiveVANClassifier] {line}")
 
     def should_stop(self, X_pool=None):
         """The stopping rule: budget spent, or nothing in the pool left to learn.

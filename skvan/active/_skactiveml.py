@@ -10,14 +10,16 @@ import functools
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from .._warnings import NOT_PASSED, renamed
 
 
 @functools.lru_cache(maxsize=None)
 def _adapter_class():
     try:
         from skactiveml.base import SkactivemlClassifier
-        from skactiveml.utils import MISSING_LABEL, is_labeled
+        from skactiveml.utils import MISSING_LABEL, check_n_features, is_labeled
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
             "to_skactiveml needs scikit-activeml: pip install scikit-activeml"
@@ -26,9 +28,13 @@ def _adapter_class():
     class SkactivemlVAN(SkactivemlClassifier):
         """A skvan classifier as a ``skactiveml.base.SkactivemlClassifier``.
 
-        Fits the wrapped estimator on the labelled rows only (``y != missing_label``);
-        while some of ``classes`` have no label yet, it starts from the prior and
-        makes one streaming update (``partial_fit``) instead.
+        ``fit`` validates as scikit-activeml's classifiers do (its label encoder:
+        ``classes``, ``missing_label``, ``cost_matrix``) and fits the wrapped
+        estimator on the labelled rows, their labels encoded as ``0 .. K - 1``;
+        while some of ``classes`` have no label yet it starts from the prior and
+        makes one streaming update (``partial_fit``) instead, and with no label at
+        all it predicts the uniform distribution. ``predict`` and ``score`` are
+        scikit-activeml's (the cost matrix's decision, labels decoded).
         """
 
         def __init__(self, estimator=None, classes=None, missing_label=MISSING_LABEL,
@@ -38,32 +44,39 @@ def _adapter_class():
             self.estimator = estimator
 
         def fit(self, X, y, sample_weight=None):
-            X = np.asarray(X)
-            y = np.asarray(y)
-            labelled = is_labeled(y, missing_label=self.missing_label)
-            if not np.any(labelled):
-                raise ValueError("to_skactiveml: fitting needs at least one labelled sample.")
-            y_known = y[labelled]
-            self.classes_ = (np.unique(np.asarray(self.classes)) if self.classes is not None
-                             else np.unique(y_known))
-            w = None if sample_weight is None else np.asarray(sample_weight)[labelled]
-            self.estimator_ = clone(self.estimator)
-            if np.array_equal(np.unique(y_known), self.classes_):
-                self.estimator_.fit(X[labelled], y_known, sample_weight=w)
-            else:
-                self.estimator_.partial_fit(X[labelled], y_known, classes=self.classes_, sample_weight=w)
+            X, y, sample_weight = self._validate_data(X, y, sample_weight)
+            labelled = is_labeled(y, missing_label=-1)
+            self.estimator_ = None
+            if np.any(labelled):
+                codes = np.asarray(y[labelled], dtype=int)
+                w = None if sample_weight is None else sample_weight[labelled]
+                self.estimator_ = clone(self.estimator)
+                if np.unique(codes).size == len(self.classes_):
+                    self.estimator_.fit(X[labelled], codes, sample_weight=w)
+                else:
+                    self.estimator_.partial_fit(X[labelled], codes,
+                                                classes=np.arange(len(self.classes_)),
+                                                sample_weight=w)
             return self
 
-        def predict_proba(self, X):
+        def _checked(self, X):
             check_is_fitted(self)
+            X = check_array(X)
+            check_n_features(self, X, reset=False)
+            return X
+
+        def predict_proba(self, X):
+            X = self._checked(X)
+            if self.estimator_ is None:
+                return np.full((len(X), len(self.classes_)), 1.0 / len(self.classes_))
             return self.estimator_.predict_proba(X)
 
-        def predict(self, X):
-            return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
-
-        def sample_proba(self, X, n_draws=10, random_state=None):
-            check_is_fitted(self)
-            return self.estimator_.sample_proba(X, n_draws=n_draws, random_state=random_state)
+        def sample_proba(self, X, n_samples=10, random_state=None, *, n_draws=NOT_PASSED):
+            n_samples = renamed("n_draws", "n_samples", n_draws, n_samples)
+            X = self._checked(X)
+            if self.estimator_ is None:
+                return np.full((n_samples, len(X), len(self.classes_)), 1.0 / len(self.classes_))
+            return self.estimator_.sample_proba(X, n_samples=n_samples, random_state=random_state)
 
     SkactivemlVAN.__module__ = __name__
     SkactivemlVAN.__qualname__ = "SkactivemlVAN"
@@ -94,8 +107,7 @@ def to_skactiveml(estimator, classes=None, **kwargs):
     BatchBALD scores a batch jointly from draws of ``q``:
 
     >>> import numpy as np
-    >>> import pytest
-    >>> pool = pytest.importorskip("skactiveml.pool")  # skips without scikit-activeml
+    >>> from skactiveml import pool
     >>> from sklearn.datasets import load_breast_cancer
     >>> from sklearn.preprocessing import StandardScaler
     >>> from skvan import VANLogisticRegression

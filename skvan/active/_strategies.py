@@ -15,6 +15,8 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import _num_samples, check_array
 
+from .._warnings import NOT_PASSED, renamed
+
 
 def _entropy(proba, axis=-1):
     p = np.clip(proba, 1e-300, 1.0)
@@ -121,6 +123,7 @@ def entropy_sampling(estimator, X_pool, n_instances=1, random_state=None, divers
 
     Examples
     --------
+    >>> import numpy as np
     >>> from sklearn.datasets import load_breast_cancer
     >>> from sklearn.pipeline import make_pipeline
     >>> from sklearn.preprocessing import StandardScaler
@@ -193,35 +196,38 @@ def _sampler(estimator):
     if steps and hasattr(steps[-1][1], "sample_proba"):
         return steps[-1][1], estimator[:-1].transform
     raise TypeError(
-        f"bald_sampling needs an estimator with sample_proba(X, n_draws, random_state), "
+        f"bald_sampling needs an estimator with sample_proba(X, n_samples, random_state), "
         f"or a Pipeline ending in one; {type(estimator).__name__} is neither. Use "
         "entropy_sampling or margin_sampling."
     )
 
 
-def bald_sampling(estimator, X_pool, n_instances=1, random_state=None, n_draws=100, diversity=0.0):
+def bald_sampling(estimator, X_pool, n_instances=1, random_state=None, n_samples=100,
+                  diversity=0.0, *, n_draws=NOT_PASSED):
     """Query the points where label and parameters share the most information (BALD).
 
     ``score(x) = H[E_q p(y|x, theta)] - E_q H[p(y|x, theta)]``: the epistemic part of
     the predictive uncertainty, high where parameters drawn from ``q`` disagree,
-    which a point estimate cannot give. Estimated from ``n_draws`` draws of
+    which a point estimate cannot give. Estimated from ``n_samples`` draws of
     ``estimator.sample_proba``.
 
     Parameters
     ----------
     estimator : object
-        A fitted classifier with ``sample_proba(X, n_draws, random_state)``, or a
-        fitted ``Pipeline`` ending in one.
+        A fitted classifier with ``sample_proba(X, n_samples, random_state)``, or
+        a fitted ``Pipeline`` ending in one.
     X_pool : array-like of shape (n_pool, n_features)
         Candidate points.
     n_instances : int, default=1
         How many to return.
     random_state : int, RandomState instance or None, default=None
         Seeds the draws and breaks ties.
-    n_draws : int, default=100
+    n_samples : int, default=100
         Parameter vectors drawn from ``q``.
     diversity : float, default=0.0
         Weight of the distance bonus of :func:`select`.
+    n_draws : int
+        Deprecated name of ``n_samples`` (a ``FutureWarning``; removed in 0.3).
 
     Returns
     -------
@@ -241,14 +247,15 @@ def bald_sampling(estimator, X_pool, n_instances=1, random_state=None, n_draws=1
     >>> X, y = load_wine(return_X_y=True)
     >>> X = scale(X)
     >>> clf = VANLogisticRegression(objective="vi").fit(X[::6], y[::6])
-    >>> idx, scores = bald_sampling(clf, X, n_instances=3, random_state=0, n_draws=50)
+    >>> idx, scores = bald_sampling(clf, X, n_instances=3, random_state=0, n_samples=50)
     >>> idx.shape, bool(np.all(scores[:-1] >= scores[1:]))
     ((3,), True)
     """
+    n_samples = renamed("n_draws", "n_samples", n_draws, n_samples)
     sampler, transform = _sampler(estimator)
     n = _check_pool(X_pool, n_instances)
     rng = check_random_state(random_state)
-    draws = sampler.sample_proba(transform(X_pool), n_draws=n_draws, random_state=rng)
+    draws = sampler.sample_proba(transform(X_pool), n_samples=n_samples, random_state=rng)
     scores = np.maximum(_entropy(draws.mean(axis=0)) - _entropy(draws).mean(axis=0), 0.0)
     idx = select(scores, n, rng, X_pool, diversity)
     return idx, scores[idx]

@@ -11,6 +11,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
 
 from .._compat import Interval, StrOptions
 from .._data import as_design, column_statistics, issparse
@@ -30,6 +31,7 @@ from ..van import (
     make_gram_family,
     warn_unconverged,
 )
+from ..van._gram import _check_budget
 
 #: Covariance representations kept as ``P = diag(lam) + X^T diag(d) X``.
 GRAM = ("dual", "operator")
@@ -282,7 +284,7 @@ class VANLinearModel(BaseEstimator):
             result = VANSolver(
                 f, prior, family, objective="vi", schedule=GeometricSchedule(self.beta),
                 hessian=self.hessian, stop=MeanContraction(self.tol), max_iter=self.max_iter,
-                random_state=random_state, verbose=self.verbose,
+                random_state=random_state, verbose=self._step_verbose(),
             ).solve()
             warn_unconverged(result, self.tol, "Increase max_iter.")
             return
@@ -295,7 +297,12 @@ class VANLinearModel(BaseEstimator):
             f, expectation, family,
             objective=objective, schedule=schedule, hessian=self.hessian,
             step=FullStep(), max_iter=1, random_state=random_state,
+            verbose=self._step_verbose(),
         ).solve()
+
+    def _step_verbose(self):
+        """The solver's ``verbose`` in a streaming step: the estimator's."""
+        return self.verbose
 
     def _mean(self):
         """The fitted mean over ``[coef, intercept]`` (row by row of ``coef_``), flat."""
@@ -333,9 +340,11 @@ class VANLinearModel(BaseEstimator):
         and is mapped back: ``mean / s``, ``precision * s s^T``, ``covariance / (s s^T)``;
         a Gram form's precision is mapped to ``design`` (the unscaled design).
         Shapes, with ``p`` features and ``p'`` parameters per row: ``coef_`` ``(R,
-        p)``; for "full" ``sigma_`` ``(R, p, p)`` if ``R == 1`` else ``(R, p, R, p)``
-        (and ``precision_`` likewise over ``p'``); otherwise ``sigma_`` holds the
-        marginal variances, ``(R, p)``. Subclasses squeeze as they need.
+        p)``; ``sigma_`` by the user's ``covariance`` (never by what "auto" chose,
+        so that it has one shape at every data size): the covariance matrix for
+        "full", ``(R, p, p)`` if ``R == 1`` else ``(R, p, R, p)``, else the
+        marginal variances, ``(R, p)``; ``precision_`` as the family keeps it
+        (over ``p'``). Subclasses squeeze as they need.
         """
         p = self.n_features_in_
         s = np.ones(family.n_params) if column_scale is None else column_scale
@@ -345,12 +354,47 @@ class VANLinearModel(BaseEstimator):
         if kind in GRAM:
             self.precision_ = family.precision if np.all(s == 1.0) else \
                 family.precision.in_coordinates(s, design)
-            self.sigma_ = (family.marginal_variance() / s**2).reshape(R, -1)[:, :p]
         elif kind == "diag":
             self.precision_ = (family.precision * s**2).reshape(R, -1)
-            self.sigma_ = (family.sigma / s**2).reshape(R, -1)[:, :p]
         else:
-            outer = np.outer(s, s)
-            P = (family.precision * outer).reshape(R, -1, R, width)
-            S = (family.sigma / outer).reshape(R, -1, R, width)[:, :p, :, :p]
-            self.precision_, self.sigma_ = (P[:, :, 0], S[:, :, 0]) if R == 1 else (P, S)
+            P = (family.precision * np.outer(s, s)).reshape(R, -1, R, width)
+            self.precision_ = P[:, :, 0] if R == 1 else P
+        if self.covariance == "full":
+            self.sigma_ = self._coef_blocks(family.sigma / np.outer(s, s))
+        else:
+            self.sigma_ = (family.marginal_variance() / s**2).reshape(R, -1)[:, :p]
+
+    def _coef_blocks(self, S):
+        """The coefficients' blocks of a covariance ``S`` over the rows of ``[coef,
+        intercept]``: ``(R, p, p)`` for one row (``R = 1``), ``(R, p, R, p)``."""
+        p = self.n_features_in_
+        R = np.atleast_2d(self.coef_).shape[0]
+        S = S.reshape(R, -1, R, p + int(self.fit_intercept))[:, :p, :, :p]
+        return S[:, :, 0] if R == 1 else S
+
+    def get_covariance(self):
+        """The covariance matrix of ``coef_`` under ``q``, whatever ``covariance`` is.
+
+        ``sigma_`` holds it only for ``covariance="full"`` (the marginal variances
+        otherwise, so that its shape does not depend on the data's size); this
+        forms it from the fitted precision: the inverse of the full matrix, the
+        dual form's ``Lambda^-1 - Lambda^-1 X^T M^-1 X Lambda^-1`` or the diagonal.
+
+        Returns
+        -------
+        covariance : ndarray
+            ``(1, n_features, n_features)`` for one row of ``coef_`` (the Lasso
+            family: ``(n_features, n_features)``), ``(n_classes, n_features,
+            n_classes, n_features)`` for a multinomial model.
+
+        Raises
+        ------
+        MemoryError
+            Where the matrix would exceed skvan's memory budget
+            (``skvan.van._gram.MEMORY_BUDGET``, 1 GiB); ``sigma_`` then holds the
+            marginal variances, and predictions never need the matrix.
+        """
+        check_is_fitted(self)
+        family = self._family()
+        _check_budget(family.n_params**2, "the covariance")
+        return self._coef_blocks(np.diag(family.sigma) if family.diagonal else family.sigma)

@@ -11,6 +11,8 @@ Two links, chosen by the number of classes, say what differs:
   ``LogisticRegression`` has one objective over all of them.
 """
 
+import numbers
+
 import numpy as np
 from scipy.special import expit, softmax
 from sklearn.utils import check_random_state
@@ -20,8 +22,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._compat import check_sample_weight, validate_data
 from .._dask import is_dask_collection, map_rows
-from ..expectations import expected_log_softmax, log_expected_sigmoid
-from ..expectations._cubature import predictor_covariances
+from .._warnings import NOT_PASSED, renamed
+from ..expectations import log_expected_sigmoid
+from ..expectations._cubature import class_variance_blocks, probit_log_softmax
 from ..objectives import (
     ChunkedObjective,
     ChunkSpec,
@@ -76,12 +79,11 @@ class SoftmaxLink(BinaryLink):
         Y = (np.asarray(y)[:, None] == self.classes[None, :]).astype(np.float64)
         return MultinomialObjective(Xd, Y, sample_weight, penalty)
 
-    def log_proba(self, Xd, family):
-        theta = family.mean.reshape(self.n_rows, -1)
-        M = np.asarray(Xd @ theta.T)
-        V = predictor_covariances(Xd, self.n_rows, family)
-        check_predictors(M, V)
-        return expected_log_softmax(M, V)
+    @staticmethod
+    def log_proba(Xd, mean, blocks):
+        """``log E_q[p(y | x)]`` by the probit approximation, from ``q``'s mean over
+        ``[coef, intercept]`` and its :func:`class_variance_blocks`."""
+        return probit_log_softmax(Xd, mean, blocks)
 
     def proba(self, Xd, thetas):
         W = thetas.reshape(len(thetas), self.n_rows, -1)
@@ -199,14 +201,17 @@ class GaussianLogisticModel:
         """Parameters of ``[coef, intercept]``, all rows."""
         return (self.n_features_in_ + int(self.fit_intercept)) * self._link().n_rows
 
-    def _stream(self, X, y, classes=None, sample_weight=None):
-        """One streaming step on a labelled batch (:meth:`partial_fit`)."""
+    def _stream(self, X, y, classes=None, sample_weight=None, caller="partial_fit"):
+        """One streaming step on a labelled batch (:meth:`partial_fit`; ``caller``
+        names the method the user called, in messages)."""
         first = not hasattr(self, "classes_")
         if first:
             self._validate_params()
             self._check_solver_params()
             if classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit.")
+                raise ValueError(
+                    f"classes must be passed on the first call to {caller} (every label "
+                    "the stream will see), or the estimator fitted first.")
             if np.isinf(self.C):
                 raise ValueError(
                     "partial_fit starts from the prior N(0, C I), which C=inf does not "
@@ -260,10 +265,25 @@ class GaussianLogisticModel:
         self._stream_rng = None
 
     # -- prediction ---------------------------------------------------------------
+    def _unpack(self, family, column_scale=None, design=None):
+        """The fitted attributes (:meth:`VANLinearModel._unpack`) and, with more
+        than two classes, each class's covariance block for the predictions
+        (``_variance_blocks``: predictions then need no factorisation)."""
+        super()._unpack(family, column_scale, design)
+        link = self._link()
+        self._variance_blocks = (class_variance_blocks(family, link.n_rows, column_scale)
+                                 if link.n_rows > 1 else None)
+
     def _log_proba(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **CHECK_X)
-        return self._link().log_proba(self._design(X), self._family())
+        link = self._link()
+        if link.n_rows == 1:
+            return link.log_proba(self._design(X), self._family())
+        blocks = getattr(self, "_variance_blocks", None)
+        if blocks is None:  # fitted by an earlier version
+            blocks = class_variance_blocks(self._family(), link.n_rows)
+        return link.log_proba(self._design(X), self._mean(), blocks)
 
     def decision_function(self, X):
         """Scores from the predictive distribution under ``q``.
@@ -305,11 +325,22 @@ class GaussianLogisticModel:
         if is_dask_collection(X):
             return map_rows(self.predict_log_proba, X, len(self.classes_))
         log_proba = self._log_proba(X)
-        # The cubature's probabilities sum to 1 to rounding; make it exact.
-        return log_proba - np.logaddexp.reduce(log_proba, axis=1, keepdims=True)
+        if log_proba.shape[1] > 2:
+            return log_proba  # normalised already (probit_log_softmax)
+        # The binary quadrature's probabilities sum to 1 to rounding; make it exact.
+        return log_proba - np.logaddexp(log_proba[:, :1], log_proba[:, 1:])
 
     def predict_proba(self, X):
         """Class probabilities averaged over ``q``: ``E_q[p(y | x, W, b)]``.
+
+        Two classes: the expectation of the sigmoid over the predictor's Gaussian
+        by quadrature (exact to round-off). More: the probit approximation
+        ``softmax(m_k / sqrt(1 + pi v_k / 8))`` from each class's predictor mean
+        ``m_k`` and variance ``v_k`` under ``q``, one product for the means and
+        one per class for the variances: exact as ``q`` narrows (a VO fit), a
+        smoothing of the plug-in where ``q`` is wide, whose held-out log-loss
+        matches the exact average's (``tests/test_multinomial.py``). For a
+        Monte Carlo average, ``sample_proba(X, n_samples).mean(axis=0)``.
 
         Parameters
         ----------
@@ -344,25 +375,34 @@ class GaussianLogisticModel:
         log_proba = self._log_proba(X)
         return self.classes_[np.argmax(log_proba, axis=1)]
 
-    def sample_proba(self, X, n_draws=100, random_state=None):
+    def sample_proba(self, X, n_samples=100, random_state=None, *, n_draws=NOT_PASSED):
         """Class probabilities under parameters drawn from ``q``.
+
+        The signature of scikit-activeml's ``sample_proba`` (which its BALD
+        strategies call by keyword) and of scikit-learn's
+        ``GaussianProcessRegressor.sample_y``.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_rows, n_features)
             Samples.
-        n_draws : int, default=100
-            Number of parameter vectors drawn from ``q``.
+        n_samples : int, default=100
+            Number of parameter vectors drawn from ``q``, ``>= 1``.
         random_state : int, RandomState instance or None, default=None
             Seeds the draws.
+        n_draws : int
+            Deprecated name of ``n_samples`` (a ``FutureWarning``; removed in 0.3).
 
         Returns
         -------
-        proba : ndarray of shape (n_draws, n_samples, n_classes)
+        proba : ndarray of shape (n_samples, n_rows, n_classes)
             ``proba[s]`` are the class probabilities under the ``s``-th draw; their
             mean over ``s`` estimates :meth:`predict_proba`.
         """
+        n_samples = renamed("n_draws", "n_samples", n_draws, n_samples)
         check_is_fitted(self)
+        if not isinstance(n_samples, numbers.Integral) or n_samples < 1:
+            raise ValueError(f"n_samples must be an integer >= 1, got {n_samples!r}.")
         X = validate_data(self, X, reset=False, **CHECK_X)
-        thetas = self._family().sample(n_draws, check_random_state(random_state))
+        thetas = self._family().sample(int(n_samples), check_random_state(random_state))
         return self._link().proba(self._design(X), thetas)

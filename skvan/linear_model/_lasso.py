@@ -254,9 +254,10 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     intercept_ : float
         Intercept (0.0 if ``fit_intercept=False``).
     sigma_ : ndarray of shape (n_features, n_features) or (n_features,)
-        Covariance of ``coef_`` under ``q`` when ``covariance_="full"``; the
-        marginal variances otherwise. Under ``objective="vo"`` it shrinks towards
-        zero as VAN converges.
+        Covariance of ``coef_`` under ``q`` when ``covariance="full"``; the
+        marginal variances otherwise ("auto" included, whatever form it chose;
+        :meth:`get_covariance` forms the matrix). Under ``objective="vo"`` it
+        shrinks towards zero as VAN converges.
     precision_ : ndarray of shape (n_params, n_params) or (n_params,), or GramPrecision
         Precision of ``q`` over ``[coef, intercept]``; for "dual" and "operator" a
         :class:`~skvan.van.GramPrecision` (``diag(lam) + X^T diag(d) X`` as a
@@ -357,8 +358,8 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     >>> X, y = load_diabetes(return_X_y=True)
     >>> X = StandardScaler().fit_transform(X)
     >>> reg = VANLassoRegressor(alpha=1.0).fit(X, y)
-    >>> int((reg.coef_ != 0).sum()), reg.sigma_.shape
-    (7, (10, 10))
+    >>> int((reg.coef_ != 0).sum()), reg.sigma_.shape, reg.get_covariance().shape
+    (7, (10,), (10, 10))
     >>> mean, std = reg.predict(X[:2], return_std=True)
     >>> std.round(1)
     array([54.2, 54.2])
@@ -900,6 +901,24 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         """The smallest noise variance VI divides by: float64 resolution of the
         targets' mean square (a perfect fit must not give ``f / 0``)."""
         return np.finfo(np.float64).eps * max(2.0 * quadratic.c / max(total_weight, 1e-300), 1e-300)
+
+    def get_covariance(self):
+        """The covariance matrix of ``coef_`` under ``q``, whatever ``covariance`` is.
+
+        ``sigma_`` holds it only for ``covariance="full"`` (the marginal variances
+        otherwise); this forms it from the fitted precision.
+
+        Returns
+        -------
+        covariance : ndarray of shape (n_features, n_features)
+            The covariance of ``coef_``.
+
+        Raises
+        ------
+        MemoryError
+            Where the matrix would exceed skvan's memory budget (1 GiB).
+        """
+        return super().get_covariance()[0]
 
     def _set_attributes(self, family, column_scale=None, design=None):
         self._unpack(family, column_scale, design)

@@ -132,12 +132,15 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         more than two classes they sum to zero (the softmax is unchanged by a
         common constant; scikit-learn's convention).
     sigma_ : ndarray
-        Covariance of ``coef_`` under ``q``. With ``covariance_="full"``: shape
-        ``(1, n_features, n_features)`` for two classes and ``(n_classes,
-        n_features, n_classes, n_features)`` for more (``sigma_[k, j, l, m]`` is the
-        covariance of ``coef_[k, j]`` and ``coef_[l, m]``); otherwise the marginal
-        variances, ``coef_``'s shape. Under ``objective="vo"`` it shrinks towards
-        zero as VAN converges; use ``objective="vi"`` for a posterior covariance.
+        Covariance of ``coef_`` under ``q``, its shape set by the ``covariance``
+        parameter alone: with ``covariance="full"`` the matrix, ``(1, n_features,
+        n_features)`` for two classes and ``(n_classes, n_features, n_classes,
+        n_features)`` for more (``sigma_[k, j, l, m]`` is the covariance of
+        ``coef_[k, j]`` and ``coef_[l, m]``); otherwise ("auto" included,
+        whatever form it chose) the marginal variances, ``coef_``'s shape
+        (:meth:`get_covariance` forms the matrix). Under ``objective="vo"`` it
+        shrinks towards zero as VAN converges; use ``objective="vi"`` for a
+        posterior covariance.
     precision_ : ndarray or GramPrecision
         Precision of ``q`` over ``[coef, intercept]`` (``n_params = n_features + 1``
         with an intercept): ``(1, n_params, n_params)``, ``(n_classes, n_params,
@@ -199,8 +202,8 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> X = StandardScaler().fit_transform(X)
     >>> clf = VANLogisticRegression(C=1.0).fit(X, y)
-    >>> clf.coef_.shape, clf.sigma_.shape
-    ((1, 30), (1, 30, 30))
+    >>> clf.coef_.shape, clf.sigma_.shape, clf.get_covariance().shape
+    ((1, 30), (1, 30), (1, 30, 30))
     >>> round(clf.score(X, y), 3)
     0.988
     """
@@ -265,6 +268,11 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         if np.isinf(self.C):
             return ("With C=inf (no penalty) the optimum is at infinity if the classes are "
                     "separable; coef_ is the last iterate. Use a finite C.")
+        if self.objective == "vi" and len(self.classes_) > 2:
+            return ("Multinomial VI moves slowly where the prior is weak (the posterior is "
+                    "wide along directions that separate classes): a smaller C (a stronger "
+                    "prior) or a looser tol ends sooner, objective='vo' fits the MAP in a few "
+                    "iterations; or increase max_iter.")
         return super()._advice(schedule)
 
     @_fit_context(prefer_skip_nested_validation=True)

@@ -14,7 +14,7 @@ from .._data import (
     unit_variance_scale,
     weighted_column_squares,
 )
-from .._reductions import all_of, any_of, max_of, min_of
+from .._reductions import all_finite, all_of, any_of, max_of, min_of
 from ._base import Objective
 from ._penalties import NoPenalty, add_diagonal
 
@@ -130,7 +130,7 @@ def check_predictors(*arrays):
     """Raise a ValueError if linear predictors ``x^T theta`` or their spread under
     ``q`` (``arrays``) are not finite: the rows of ``X`` are too large for the
     model (predictions on data far beyond the training data's scale)."""
-    if not all(np.isfinite(a).all() for a in arrays):
+    if not all(all_finite(a) for a in arrays):
         raise ValueError(
             "The linear predictors x^T theta, or their spread under q, overflow float64: "
             "X has entries too large for this model. Rescale the features as the "

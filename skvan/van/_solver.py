@@ -210,6 +210,11 @@ class VANSolver:
         """The rest of an iteration once ``expect`` is set: the step, the
         convergence and stall tests, the callback. Returns True (with ``status``
         set) when the run ends here."""
+        if self.verbose:
+            # What the printed line reports: the variational objective at the
+            # iteration's q (under VI, E_q[f] - H(q) up to a constant, which the
+            # steps decrease; E_q[f] alone may rise as q widens).
+            self.printed_value = self.objective_.value(self.expect.value, self.family)
         self.take_step()
         self.flat_iterations = self.flat_iterations + 1 if self.expect.flat else 0
         if self.check_convergence():
@@ -340,7 +345,8 @@ class VANSolver:
         beta = self.alpha * self.rates.mean
         self.history.append({"value": self.expect.value, "step": d, "beta": beta, "alpha": self.alpha})
         if self.verbose:
-            print(f"[VAN] iter {self.n_iter:4d}  E[f]={self.expect.value:.8g}  "
+            label = "E[f]" if self.objective_.name == "vo" else "E[f]-H"
+            print(f"[VAN] iter {self.n_iter:4d}  {label}={self.printed_value:.8g}  "
                   f"step={d:.3e}  beta={beta:.3g}  alpha={self.alpha:.3g}")
         converged = self.stop_(self)
         self.distance = self.stop_.distance
@@ -357,9 +363,10 @@ def warn_unconverged(result, tol=None, advice=""):
     """Warn, at the user's line, that a run ended without converging.
 
     A diverged run says so; so does a stuck one (every step rejected while the mean
-    still moved by more than ``tol``); a run that hit ``max_iter`` names the last mean change
-    (over the last data pass when stochastic), ``tol`` and ``advice`` (what to change under the current settings). Runs that
-    converged or were stopped by a callback do not warn.
+    still moved by more than ``tol``); a run that hit ``max_iter`` names the last
+    mean change (over the last data pass when stochastic) and ``tol``. A stuck run
+    and one at ``max_iter`` end with ``advice``: what to change under the current
+    settings. Runs that converged or were stopped by a callback do not warn.
     """
     if result.status == "diverged":
         warn_user(
@@ -375,7 +382,7 @@ def warn_unconverged(result, tol=None, advice=""):
             f"beyond round-off while the mean was still moving (last accepted change "
             f"{last:.3g}" + (f", tol={tol:g}" if tol is not None else "") + "). The "
             "expected objective's values, or its curvature, are not accurate enough there "
-            "for the step safeguard; the result is not a fixed point to tol.",
+            f"for the step safeguard; the result is not a fixed point to tol. {advice}".rstrip(),
             ConvergenceWarning,
         )
     elif result.status == "max_iter":
