@@ -60,6 +60,8 @@ Run: python benchmarks/bench_lasso.py [--quick] [--plot FILE]
 """
 
 import argparse
+import contextlib
+import inspect
 import time
 import warnings
 
@@ -204,12 +206,14 @@ def rel_err(coef, ref):
 def van_trajectory(X, y, alpha, ref, max_passes, batch_size=None):
     """(passes, error of the mean) after each VAN iteration, run for ``max_passes``."""
     est = VANLassoRegressor(alpha=alpha, batch_size=batch_size, random_state=0)
-    linear = est._objective(X, y, np.ones(len(y)))
+    est.covariance_ = "full"
+    settings = est._settings()
+    linear = est._engine().rows_objective(est._design(X), y, np.ones(len(y)), alpha)
     scale = linear.column_scale()
     linear = linear.reparametrised(scale)
     full = batch_size is None
     f = QuadraticObjective.from_linear(linear) if full else linear
-    family = est._initial_family(linear)
+    family = settings.initial_family(linear)
     p = X.shape[1]
     curve = []
 
@@ -219,7 +223,7 @@ def van_trajectory(X, y, alpha, ref, max_passes, batch_size=None):
             raise StopIteration
 
     # tol=0: the raw mean runs for the whole budget (it stops only if it stops moving).
-    VANSolver(f, ClosedForm(), family, objective="vo", schedule=est._schedule(len(y), "vo"),
+    VANSolver(f, ClosedForm(), family, objective="vo", schedule=settings.schedule(len(y), "vo"),
               step=BetaBacktrack(ObjectiveDecrease(), memory=True) if full else None,
               stop=MeanContraction(0.0), batches=None if full else Minibatches(batch_size),
               max_iter=10**6, random_state=0, callback=record).solve()
@@ -361,14 +365,32 @@ def path_comparison(repeats):
               f"   {int(np.sum(warm))} / {int(cold)}")
 
 
+@contextlib.contextmanager
+def engine_options(**options):
+    """Every VANLassoRegressor's engine (:class:`skvan.van.LassoSolver`) built with
+    ``options`` (its parameters) while the block runs."""
+    make = VANLassoRegressor._engine
+
+    def engine(self):
+        solver = make(self)
+        for name, value in options.items():
+            setattr(solver, name, value)
+        return solver
+
+    VANLassoRegressor._engine = engine
+    try:
+        yield
+    finally:
+        VANLassoRegressor._engine = make
+
+
 def certificate_checks():
     """KKT checks, iterations and corrections of VANLassoRegressor (defaults) in
     each order of the certificate's readings, and with the first iteration's
     reading (no distance yet) replaced by the empty support: an active set grown
     from nothing instead of corrected from ``q``'s first step."""
-    from skvan.objectives import LassoCertificate
-    from skvan.objectives import _sparse as sparse
-    from skvan.objectives._sparse import _KKTCheck
+    from skvan.sparse._kkt import _KKTCheck
+    from skvan.van import LassoCertificate
 
     check, counted = _KKTCheck.__call__, []
 
@@ -376,7 +398,8 @@ def certificate_checks():
         counted.append(1)
         return check(self, *args)
 
-    default, kept = LassoCertificate.reading_order, LassoCertificate._checked
+    defaults = inspect.signature(LassoCertificate).parameters
+    default, budget = defaults["readings"].default, defaults["corrections"].default
     read = LassoCertificate._read
 
     def empty_first(self, family):
@@ -388,7 +411,6 @@ def certificate_checks():
             self.slack, self._certified = 0.0, (family.mean.copy(), *certified)
         return certified is not None
 
-    budget = sparse.CERTIFICATE_CORRECTIONS
     problems = [(X, y) for _, X, y in speed_datasets(True)][:5]
     print("The certificate's readings: totals over 5 sets x 5 alphas (0.3 to 0.001 alpha_max)\n")
     print(f"{'order':<36}{'budget':>7}{'KKT checks':>11}{'iterations':>11}{'corrections':>12}"
@@ -399,26 +421,26 @@ def certificate_checks():
     runs += [(("empty",) + default, True, budget)]
     try:
         for order, keep, corrections_budget in runs:
-            LassoCertificate.reading_order = tuple(r for r in order if r != "empty")
             LassoCertificate._read = empty_first if "empty" in order else read
-            LassoCertificate._checked = kept if keep else (lambda self, *a: self._check(*a))
-            sparse.CERTIFICATE_CORRECTIONS = corrections_budget
+            options = dict(readings=tuple(r for r in order if r != "empty"),
+                           corrections=corrections_budget)
+            if not keep:
+                options["kept"] = 0
             counted.clear()
             iters = corrections = 0
             seconds = 0.0
-            for X, y in problems:
-                alpha_max = np.max(np.abs((X - X.mean(0)).T @ (y - y.mean()))) / len(y)
-                for fraction in (0.3, 0.1, 0.03, 0.01, 0.001):
-                    t, van = timed(lambda: VANLassoRegressor(alpha=fraction * alpha_max).fit(X, y))
-                    iters, corrections = iters + van.n_iter_, corrections + van.n_corrections_
-                    seconds += t
+            with engine_options(certificate=options):
+                for X, y in problems:
+                    alpha_max = np.max(np.abs((X - X.mean(0)).T @ (y - y.mean()))) / len(y)
+                    for fraction in (0.3, 0.1, 0.03, 0.01, 0.001):
+                        t, van = timed(lambda: VANLassoRegressor(alpha=fraction * alpha_max).fit(X, y))
+                        iters, corrections = iters + van.n_iter_, corrections + van.n_corrections_
+                        seconds += t
             name = " then ".join(order) + ("" if keep else ", no checks kept")
             print(f"{name:<36}{corrections_budget:>7}{len(counted):>11}{iters:>11}{corrections:>12}"
                   f"{1e3 * seconds:>8.1f}")
     finally:
-        _KKTCheck.__call__, LassoCertificate.reading_order = check, default
-        LassoCertificate._checked, LassoCertificate._read = kept, read
-        sparse.CERTIFICATE_CORRECTIONS = budget
+        _KKTCheck.__call__, LassoCertificate._read = check, read
 
 
 def enet_path_comparison(repeats, l1_ratio=0.5):
@@ -473,19 +495,24 @@ def main():
     parser.add_argument("--memory", action="store_true",
                         help="only the peak memory of a fit on 1e6 x 20 (--quick: 1e5 x 20)")
     parser.add_argument("--corrections", type=int, default=None,
-                        help="the certificate's corrections per reading "
-                             "(skvan.objectives._sparse.CERTIFICATE_CORRECTIONS)")
+                        help="the certificate's corrections per reading (the engine's "
+                             "certificate={'corrections': N})")
     parser.add_argument("--undecided-radius", type=float, default=None,
                         help="the longest move, in sds of q, of a coordinate whose sign q "
-                             "has not decided (skvan.objectives._sparse.UNDECIDED_RADIUS)")
+                             "has not decided (the engine's undecided_radius)")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
-    from skvan.objectives import _sparse
-
+    options = {}
     if args.corrections is not None:
-        _sparse.CERTIFICATE_CORRECTIONS = args.corrections
+        options["certificate"] = {"corrections": args.corrections}
     if args.undecided_radius is not None:
-        _sparse.UNDECIDED_RADIUS = args.undecided_radius
+        options["undecided_radius"] = args.undecided_radius
+    with engine_options(**options):
+        return run(args)
+
+
+def run(args):
+    """The part of the benchmark ``args`` names."""
     if args.speed:
         return speed_table(args.quick, args.repeats, None if args.cold else args.warm_seconds)
     if args.memory:

@@ -85,7 +85,7 @@ from scipy.linalg import blas, lapack
 from skvan._blocks import row_blocks
 from skvan._data import gram as skvan_gram
 from skvan.objectives import LogisticLoss
-from skvan.objectives._sparse import _solve_positive
+from skvan.sparse._kkt import _solve_positive
 
 
 def best(fn, repeats):
@@ -304,11 +304,10 @@ def lapack_threads(rng, repeats, quick):
         times = {True: [], False: []}
         for _ in range(3 if classes > 2 else repeats):
             for keep in (True, False):
-                _blas.LAPACK_ONE_THREAD = rule if keep else (np.inf, 0)
-                start = time.perf_counter()
-                VANLogisticRegression(objective=objective).fit(X, y)
-                times[keep].append(1e3 * (time.perf_counter() - start))
-        _blas.LAPACK_ONE_THREAD = rule
+                with _blas.lapack_threading(rule if keep else (np.inf, 0)):
+                    start = time.perf_counter()
+                    VANLogisticRegression(objective=objective).fit(X, y)
+                    times[keep].append(1e3 * (time.perf_counter() - start))
         print(f"  {n} x {p}, {classes} classes, {objective}: " + " | ".join(
             f"{min(times[keep]):.1f} / {np.median(times[keep]):.1f}" for keep in (True, False)), flush=True)
 
@@ -321,7 +320,7 @@ def tiny_fits(repeats, fits=200):
 
     from skvan import VANLassoRegressor, VANLogisticRegression
     from skvan.linear_model._base import VANLinearModel
-    from skvan.objectives import _sparse
+    from skvan.sparse import _kkt as _sparse
 
     X, y = load_diabetes(return_X_y=True)
     X = StandardScaler().fit_transform(X)

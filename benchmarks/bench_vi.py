@@ -2,8 +2,9 @@
 acceleration of VI's fixed-point iteration (skvan.van.AndersonStep).
 
 VI's scheduled step at constant ``beta`` is a fixed-point map of ``(mu, P)``;
-``skvan.van._steps.ANDERSON_MEMORY`` (``--memory``) sets how many earlier residuals
-its default step combines, 0 for none (the safeguarded plain iteration). Each
+``--memory`` sets how many earlier residuals its default step combines
+(``skvan.van.default_step``'s ``memory``), 0 for none (the safeguarded plain
+iteration). Each
 fit is compared with a reference VI fit at ``tol=1e-10``: the relative distance
 of ``coef_`` and ``intercept_`` (largest entry) and of the covariance.
 
@@ -17,7 +18,9 @@ Run: python benchmarks/bench_vi.py [--memory 0 5] [--repeats 5] [--tol 1e-4]
 """
 
 import argparse
+import functools
 import time
+from unittest import mock
 import warnings
 
 import numpy as np
@@ -62,9 +65,9 @@ def regression():
 def fit(make, X, y, tol, memory):
     """``make(tol)`` fitted with ``memory`` residuals in VI's default step, and
     its wall time."""
-    steps.ANDERSON_MEMORY = memory
     est = make(tol)
-    with warnings.catch_warnings():
+    step = functools.partial(steps.default_step, memory=memory)
+    with warnings.catch_warnings(), mock.patch("skvan.van._solver.default_step", step):
         warnings.simplefilter("ignore", ConvergenceWarning)
         start = time.perf_counter()
         est.fit(X, y)
@@ -81,14 +84,12 @@ def distance(est, ref):
 def row(make, X, y, args):
     """One table row: for each memory, iterations, median ms over alternating
     repeats, and the distances to the default's fit at tol=1e-10."""
-    default = steps.ANDERSON_MEMORY
-    ref = fit(make, X, y, 1e-10, default)[0]
+    ref = fit(make, X, y, 1e-10, steps.ANDERSON_MEMORY)[0]
     times, fits = {m: [] for m in args.memory}, {}
     for _ in range(args.repeats):
         for m in args.memory:  # alternating, under the same load
             fits[m], seconds = fit(make, X, y, args.tol, m)
             times[m].append(seconds)
-    steps.ANDERSON_MEMORY = default
     cells = []
     for m in args.memory:
         coef, cov = distance(fits[m], ref)

@@ -36,7 +36,7 @@ import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfTransformer
 from sklearn.linear_model import Lasso, LogisticRegression
 
-import skvan.linear_model._lasso
+from bench_lasso import engine_options
 from skvan import VANLassoRegressor, VANLogisticRegression
 
 TARGET = 1e-3
@@ -204,7 +204,7 @@ def main():
     parser.add_argument("--lasso-growth", type=float, default=None,
                         help="beta_growth of VANLassoRegressor (default: its 'auto')")
     parser.add_argument("--enter", type=float, default=None,
-                        help="skvan.linear_model._lasso.WORKING_SET_ENTER (default: the library's)")
+                        help="the Lasso engine's working_set_enter (default: the library's)")
     parser.add_argument("--vi", action="store_true", help="only VI's iterations on wide designs")
     parser.add_argument("--vi-tol", type=float, default=1e-4, help="tol of those VI fits")
     args = parser.parse_args()
@@ -212,8 +212,13 @@ def main():
     if args.vi:
         vi_iterations(args.vi_tol)
         return
-    if args.enter is not None:
-        skvan.linear_model._lasso.WORKING_SET_ENTER = args.enter
+    options = {} if args.enter is None else {"working_set_enter": args.enter}
+    with engine_options(**options):
+        lasso_and_logistic(args)
+
+
+def lasso_and_logistic(args):
+    """The problems' table (the part of ``main`` after its options)."""
     print(f"matched accuracy: relative coefficient error <= {TARGET:g}; "
           f"medians of {args.repeats} alternating repeats")
     for name, X, y, kind, params in problems():

@@ -109,17 +109,25 @@ def _one_blas_thread(n_params):
 
 
 #: The sizes ``n`` of ``n x n`` LAPACK work (Cholesky factors, their inverses,
-#: triangular solves) that runs on one BLAS thread (:func:`lapack_one_thread`).
-#: ``python benchmarks/bench_passes.py --lapack-threads``: right after a
-#: threaded numpy product, potri took 3-14 ms at n = 24 and 32 on two threads
-#: against 0.02-0.05 on one, potrf, potri and trtri 1.5-4 ms from n = 128 to
-#: 256 against 0.1-0.8, and potrf 116-151 ms at n = 2048 against 99-104 (three
-#: runs); only from about 3000 does a second thread pay there. (On an idle
-#: machine two threads take half the time of one from n = 1024; but a solver's
-#: factorisations follow its passes over the rows: the same command's
-#: multinomial fit, 510 parameters, is faster with them on one.) Below 16
-#: nothing threads.
+#: triangular solves) that runs on one BLAS thread (:func:`lapack_one_thread`):
+#: right after a threaded numpy product a second thread waits for its wake-up
+#: far longer than small factorisations take, and only from a few thousand does
+#: it pay (``python benchmarks/bench_passes.py --lapack-threads`` measures both);
+#: below 16 nothing threads. :func:`lapack_threading` changes it for a block.
 LAPACK_ONE_THREAD = (16, 2048)
+_lapack_sizes = [LAPACK_ONE_THREAD]
+
+
+@contextlib.contextmanager
+def lapack_threading(sizes):
+    """Within the block, the LAPACK work on ``n x n`` matrices with ``low <= n <=
+    high`` (``sizes = (low, high)``) runs on one thread, as the benchmarks
+    compare rules (``(inf, 0)``: none does)."""
+    _lapack_sizes.append(tuple(sizes))
+    try:
+        yield
+    finally:
+        _lapack_sizes.pop()
 
 
 #: How deep the current thread is in :class:`_LapackOneThread` contexts.
@@ -148,12 +156,13 @@ class _LapackOneThread(_OneBlasThread):
 
 def lapack_one_thread(n):
     """A context with scipy's LAPACK on one thread for work on an ``n x n``
-    matrix if ``n`` is within :data:`LAPACK_ONE_THREAD`, else none.
+    matrix if ``n`` is within :data:`LAPACK_ONE_THREAD` (or the sizes of the
+    :func:`lapack_threading` block), else none.
 
     None either inside such a context of the same thread (the solver enters one
     around its whole loop): a nested one only counted itself, at the price of a
     lock and an object at each factorisation, solve and inverse of an iteration."""
-    low, high = LAPACK_ONE_THREAD
+    low, high = _lapack_sizes[-1]
     if low <= n <= high and not getattr(_in_lapack_context, "depth", 0):
         return _LapackOneThread()
     return _NO_CONTEXT

@@ -132,7 +132,8 @@ def test_positive_path_and_cv_match_scikit_learn():
 
 
 def test_nonnegative_form_equals_the_constrained_objective_where_it_is_defined():
-    from skvan.objectives import L1Penalty, QuadraticObjective, nonnegative
+    from skvan.objectives import L1Penalty, QuadraticObjective
+    from skvan.sparse import nonnegative
 
     rng = np.random.default_rng(1)
     X, y = rng.standard_normal((40, 5)), rng.standard_normal(40)
@@ -198,15 +199,27 @@ def test_cv_dual_gap_is_the_elastic_nets():
     assert 0 <= reg.dual_gap_ <= 1e-8 * np.mean((y - y.mean()) ** 2)
 
 
+def _engine(Estimator, X, **params):
+    """The engine an ``Estimator(**params)`` fit on ``X`` uses, and ``X``'s design."""
+    from skvan.van import Design
+
+    est = Estimator(**params)
+    est.n_features_in_ = X.shape[1]
+    est._check_solver_params()
+    est._resolve_covariance(X)
+    return est._engine(), Design(X, est.fit_intercept)
+
+
 @pytest.mark.parametrize("spread", [0, 6])
 def test_path_forms_x_t_x_once_and_builds_the_rows_only_for_van(monkeypatch, spread):
     """Along an elastic-net path the ridge changes with alpha: each alpha's least
-    squares is X^T W X (formed once) plus the ridge rows' r^2 I, the same problem
+    squares is X^T W X (formed once) plus the ridge rows' r I, the same problem
     as the rows [X; r I] give, and the rows themselves are not built where no VAN
     iteration runs. With columns spread over 12 decades (spread=6) the
     columns are rescaled, from the same statistics as the rows'."""
     import skvan.objectives._quadratic as quadratic
     from skvan.linear_model._lasso_path import _path
+    from skvan.van import LassoSolver
 
     X, y = load_diabetes(return_X_y=True)
     X = X * np.logspace(-spread, spread, X.shape[1])
@@ -214,21 +227,18 @@ def test_path_forms_x_t_x_once_and_builds_the_rows_only_for_van(monkeypatch, spr
     gram = quadratic.augmented_gram
     monkeypatch.setattr(quadratic, "augmented_gram", lambda *a: calls.append(1) or gram(*a))
     built = []
-    objective = VANElasticNet._objective
-    monkeypatch.setattr(VANElasticNet, "_objective",
-                        lambda self, *a: built.append(1) or objective(self, *a))
-    coefs, intercepts, _, n_iter = _path(VANElasticNet(l1_ratio=0.7), X, y,
-                                         np.geomspace(10.0, 0.01, 12))
+    rows_objective = LassoSolver.rows_objective
+    monkeypatch.setattr(LassoSolver, "rows_objective",
+                        lambda self, *a: built.append(1) or rows_objective(self, *a))
+    alphas = np.geomspace(10.0, 0.01, 12)
+    coefs, intercepts, _, n_iter = _path(VANElasticNet(l1_ratio=0.7), X, y, alphas)
     assert len(calls) == 1 and not built and np.all(n_iter == 0)
     monkeypatch.undo()
-    for k, alpha in enumerate(np.geomspace(10.0, 0.01, 12)):
-        est = VANElasticNet(alpha=alpha, l1_ratio=0.7)
-        est.n_features_in_ = X.shape[1]
-        est._check_solver_params()
-        est._resolve_covariance(X)
-        w = np.ones(len(y))
-        problem = est._problem(X, y, w)
-        rows = est._rows_problem(X, y, w)  # the Gram of [X; r I]
+    engine, design = _engine(VANElasticNet, X, l1_ratio=0.7)
+    w = np.ones(len(y))
+    for k, alpha in enumerate(alphas):
+        problem = engine.problem(design, y, w, alpha)
+        rows = engine._rows_problem(design, y, w, alpha, False)  # the Gram of [X; r I]
         np.testing.assert_array_equal(problem.column_scale, rows.column_scale)
         assert spread == 0 or np.ptp(np.log2(problem.column_scale)) > 10
         np.testing.assert_allclose(problem.least_squares.G, rows.least_squares.G, rtol=1e-12,
@@ -242,20 +252,16 @@ def test_path_forms_x_t_x_once_and_builds_the_rows_only_for_van(monkeypatch, spr
 
 
 def test_a_problems_rows_are_built_at_its_own_alpha():
-    """A path's problem builds its rows on first use, after the estimator has
-    moved on to other alphas: they are still that problem's (the same least
-    squares as its X^T W X form)."""
+    """A path's problem builds its rows on first use, after the path has moved on
+    to other alphas: they are still that problem's (the same least squares as
+    its X^T W X form)."""
     X, y = load_diabetes(return_X_y=True)
-    est = VANElasticNet(alpha=0.5, l1_ratio=0.3)
-    est.n_features_in_ = X.shape[1]
-    est._check_solver_params()
-    est._resolve_covariance(X)
+    engine, design = _engine(VANElasticNet, X, alpha=0.5, l1_ratio=0.3)
     w = np.ones(len(y))
-    problem = est._problem(X, y, w)
-    est.alpha = 0.05
-    later = est._at_alpha(problem, 0.01, X, y, w)
+    problem = engine.problem(design, y, w, 0.5)
+    later = engine.at_alpha(problem, 0.01, design, y, w)
     for p, alpha in ((problem, 0.5), (later, 0.01)):
-        rows = p.linear  # built now, with the estimator at 0.01
+        rows = p.linear  # built now
         np.testing.assert_allclose(rows.penalty.strength, p.least_squares.penalty.strength)
         np.testing.assert_array_equal(p.column_scale, 1.0)  # diabetes: not rescaled
         np.testing.assert_allclose(np.abs(rows.X[len(y):]).max(), np.sqrt(alpha * 0.7 * len(y)),
@@ -273,10 +279,9 @@ def test_one_pass_problem_is_the_rows_problem(Estimator):
     X = X * np.logspace(-6, 6, X.shape[1])
     w = np.random.default_rng(0).random(len(y)) + 0.1
     for weights in (w, np.r_[0.0, w[1:]]):
-        est = Estimator(alpha=0.01)
-        est.n_features_in_ = X.shape[1]
-        est._resolve_covariance(X)
-        problem, rows = est._problem(X, y, weights), est._rows_problem(X, y, weights)
+        engine, design = _engine(Estimator, X, alpha=0.01)
+        problem = engine.problem(design, y, weights, 0.01)
+        rows = engine._rows_problem(design, y, weights, 0.01, False)
         np.testing.assert_array_equal(problem.column_scale, rows.column_scale)
         assert np.ptp(np.log2(problem.column_scale)) > 10
         G = rows.least_squares.G
@@ -287,7 +292,6 @@ def test_one_pass_problem_is_the_rows_problem(Estimator):
                                       rows.least_squares.penalty.strength)
         np.testing.assert_allclose(problem.least_squares.unit_predictor_precision(),
                                    rows.linear.unit_predictor_precision(), rtol=1e-12)
-        assert (problem.gram is None) == (weights[0] == 0)
 
 
 @pytest.mark.parametrize("Estimator", [VANLassoRegressor, VANElasticNet])

@@ -114,9 +114,11 @@ def plain_vi(monkeypatch):
     full matrix's triangle, the dual form's row weights), so the two forms'
     accelerated runs differ within their tolerance: comparisons of the two forms
     compare their plain iterations."""
-    import skvan.van._steps as steps
+    import functools
 
-    monkeypatch.setattr(steps, "ANDERSON_MEMORY", 0)
+    import skvan.van._solver as solver
+
+    monkeypatch.setattr(solver, "default_step", functools.partial(solver.default_step, memory=0))
 
 
 @pytest.mark.parametrize("objective", ["vo", "vi"])

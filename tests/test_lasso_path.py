@@ -60,7 +60,8 @@ def test_kkt_follow_goes_from_one_alphas_solution_to_the_next(positive):
     """Between two alphas of a coarse grid the solution passes several kinks;
     kkt_follow reaches the next alpha's solution (lasso_path's) with at least one
     event per coefficient whose sign changed, and none when the support holds."""
-    from skvan.objectives import L1Penalty, QuadraticObjective, kkt_follow, nonnegative
+    from skvan.objectives import L1Penalty, QuadraticObjective
+    from skvan.sparse import kkt_follow, nonnegative
 
     X, y = PROBLEMS["correlated p > n"]
     X, y = X - X.mean(axis=0), y - y.mean()
@@ -111,12 +112,12 @@ def test_path_with_an_intercept_near_as_many_coefficients_as_rows():
 
 
 def test_path_keeps_q_between_kinks(monkeypatch):
-    """Without corrections (VAN at every kink, the fallback when they fail): where
-    the support and signs do not change from one alpha to the next, the KKT check
-    certifies the previous support at the new alpha with no VAN iteration (at
-    c968938 every alpha iterated); where they change, VAN runs. Every alpha's
-    coefficients are lasso_path's."""
-    monkeypatch.setattr(VANLassoRegressor, "_carry_corrections", 0)
+    """Without corrections or homotopy (VAN at every kink, the fallback when they
+    fail): where the support and signs do not change from one alpha to the next,
+    the KKT check certifies the previous support at the new alpha with no VAN
+    iteration; where they change, VAN runs. Every alpha's coefficients are
+    lasso_path's."""
+    _with_engine(monkeypatch, path_corrections=0, path_support=0)
     X, y = PROBLEMS["diabetes"]
     X, y = X - X.mean(axis=0), y - y.mean()
     alphas, coefs, _, n_iter = van_lasso_path(X, y, n_alphas=50, return_n_iter=True)
@@ -127,6 +128,19 @@ def test_path_keeps_q_between_kinks(monkeypatch):
     kept = n_iter[1:] == 0
     assert not np.any(kept & ~unchanged)
     assert kept.sum() >= 30 and kept.sum() >= unchanged.sum() - 2
+
+
+def _with_engine(monkeypatch, **params):
+    """Make every VANLassoRegressor's engine take ``params``."""
+    make = VANLassoRegressor._engine
+
+    def engine(self):
+        solver = make(self)
+        for name, value in params.items():
+            setattr(solver, name, value)
+        return solver
+
+    monkeypatch.setattr(VANLassoRegressor, "_engine", engine)
 
 
 def test_path_default_grid_is_scikit_learns():
@@ -191,7 +205,8 @@ def test_two_targets_get_an_error_that_says_what_to_use(Estimator):
 def test_penalty_copies_share_the_kkt_checks_smooth_part(rng):
     # A path checks one with_penalty copy per alpha: the right-hand side, scales
     # and support systems are computed once, and each copy's check is its own.
-    from skvan.objectives import L1Penalty, QuadraticObjective, kkt_finish
+    from skvan.objectives import L1Penalty, QuadraticObjective
+    from skvan.sparse import kkt_finish
 
     X, y = rng.standard_normal((40, 6)), rng.standard_normal(40)
     base = QuadraticObjective.from_data(X, y, penalty=L1Penalty(np.full(6, 1.0)))
@@ -211,7 +226,8 @@ def test_kkt_follow_stops_at_its_event_budget_and_on_a_singular_support():
     returns values for kkt_finish to start from; with two equal columns in the
     support with opposite signs the equations have no solution, and it hands
     over at once (the path then corrects the support or runs VAN)."""
-    from skvan.objectives import L1Penalty, QuadraticObjective, kkt_finish, kkt_follow
+    from skvan.objectives import L1Penalty, QuadraticObjective
+    from skvan.sparse import kkt_finish, kkt_follow
 
     X, y = PROBLEMS["correlated p > n"]
     X, y = X - X.mean(axis=0), y - y.mean()
@@ -266,7 +282,8 @@ def test_cv_grids_are_scikit_learns(positive, weighted, sparse):
 
 def _objectives_at(X, y, alphas, positive=False):
     """The Lasso's objectives (``1/2 ||y - X w||^2 + n alpha ||w||_1``) at ``alphas``."""
-    from skvan.objectives import L1Penalty, QuadraticObjective, nonnegative
+    from skvan.objectives import L1Penalty, QuadraticObjective
+    from skvan.sparse import nonnegative
 
     n, p = X.shape
     base = QuadraticObjective.from_data(X, y)
@@ -280,8 +297,8 @@ def test_kkt_path_reads_every_alpha_off_one_homotopy(name, positive):
     """One homotopy from alpha_max to the grid's end gives lasso_path's
     coefficients at every alpha between (read off its linear pieces), with one
     KKT check per kink (plus the start's) rather than one per alpha as well."""
-    import skvan.objectives._sparse as sparse
-    from skvan.objectives import kkt_path
+    import skvan.sparse._kkt as sparse
+    from skvan.sparse import kkt_path
 
     X, y = PROBLEMS[name]
     X, y = X - X.mean(axis=0), y - y.mean()
@@ -305,8 +322,9 @@ def test_kkt_path_points_are_checked():
     """A point the homotopy's pieces got wrong is caught by the check of the
     points (here one moved off the path by 1e-4 of a coefficient, and one with a
     coefficient set to 0): the points reached end before it."""
-    from skvan.objectives import kkt_path
-    from skvan.objectives._sparse import _KKTCheck, _points_passing
+    from skvan.sparse import kkt_path
+    from skvan.sparse._kkt import _KKTCheck
+    from skvan.sparse._homotopy import _points_passing
 
     X, y = PROBLEMS["diabetes"]
     X, y = X - X.mean(axis=0), y - y.mean()
@@ -329,7 +347,7 @@ def test_homotopy_follows_a_sign_change():
     sign at 0.0023 alpha_max: the homotopy blocks only the bound it left at,
     so it re-enters at the other (at c449388 it was blocked until the next
     event, and kkt_follow from alpha_max to 0.001 alpha_max handed over)."""
-    from skvan.objectives import kkt_follow
+    from skvan.sparse import kkt_follow
 
     X, y = PROBLEMS["diabetes"]
     X, y = X - X.mean(axis=0), y - y.mean()

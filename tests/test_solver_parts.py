@@ -257,9 +257,13 @@ def test_default_tol_keeps_its_promise(name):
 def _vi_fit(X, y, memory, monkeypatch, stuck=False, **params):
     """A VI fit with ``memory`` residuals in VI's default step (0: none); with
     ``stuck``, one that the safeguard stops with its mean still moving (it warns)."""
+    import functools
+
+    import skvan.van._solver as solver
     import skvan.van._steps as steps
 
-    monkeypatch.setattr(steps, "ANDERSON_MEMORY", memory)
+    monkeypatch.setattr(solver, "default_step", functools.partial(steps.default_step,
+                                                                  memory=memory))
     if stuck:
         with pytest.warns(ConvergenceWarning, match="still moving"):
             return VANLogisticRegression(objective="vi", max_iter=500, **params).fit(X, y)

@@ -9,7 +9,8 @@ import scipy.sparse as sp
 from sklearn.linear_model import Lasso, LogisticRegression
 
 from skvan import VANLassoRegressor, VANLogisticRegression
-from skvan.objectives import L1Penalty, LinearModelObjective, SquaredLoss, kkt_excess
+from skvan.objectives import L1Penalty, LinearModelObjective, SquaredLoss
+from skvan.sparse import kkt_excess
 from skvan.van import solve_on_working_sets
 
 
@@ -61,13 +62,21 @@ def test_wide_lasso_with_weights_and_no_intercept():
     np.testing.assert_allclose(van_w.coef_, ref_w.coef_, rtol=0, atol=1e-8 * np.abs(ref_w.coef_).max())
 
 
-def _default_and_changed(monkeypatch, owner, name, value, alpha=0.05):
-    """The wide Lasso on 120 x 800 with the defaults, then with ``owner.name =
-    value``; both checked against scikit-learn's solution."""
+def _fits(monkeypatch, alpha=0.05, **engine):
+    """The wide Lasso on 120 x 800 with the engine's defaults, then with its
+    parameters ``engine``; both checked against scikit-learn's solution."""
     X, y = _correlated(120, 800)
     ref = _sklearn_lasso(X, y, alpha)
     default = VANLassoRegressor(alpha=alpha).fit(X, y)
-    monkeypatch.setattr(owner, name, value)
+    make = VANLassoRegressor._engine
+
+    def changed_engine(self):
+        solver = make(self)
+        for name, value in engine.items():
+            setattr(solver, name, value)
+        return solver
+
+    monkeypatch.setattr(VANLassoRegressor, "_engine", changed_engine)
     changed = VANLassoRegressor(alpha=alpha).fit(X, y)
     for model in (default, changed):
         np.testing.assert_allclose(model.coef_, ref.coef_, rtol=0, atol=1e-9 * np.abs(ref.coef_).max())
@@ -75,22 +84,27 @@ def _default_and_changed(monkeypatch, owner, name, value, alpha=0.05):
 
 
 def test_later_working_sets_are_finished_by_kkt_corrections(monkeypatch):
-    """VAN runs on the first working set; on the larger ones its converged ``q``
-    is finished by the certificate's corrections, as a converged fit is (VAN on
-    every set, 6d2ab81's rule, is restored by ``_carry_corrections = 0``): both
-    are the Lasso solution, the default in a third of the iterations or fewer,
-    its later sets finished by corrections alone."""
-    van, every = _default_and_changed(monkeypatch, VANLassoRegressor, "_carry_corrections", 0)
-    assert van.n_iter_ < every.n_iter_ / 3 and van.n_corrections_ > 0
+    """VAN runs on the first working set only; on the larger ones its converged
+    ``q`` is finished by the certificate's corrections, as a converged fit is:
+    the Lasso solution, with corrections made."""
+    from skvan.van import LassoSolver
+
+    runs = []
+    solve_support = LassoSolver.solve_support
+    monkeypatch.setattr(LassoSolver, "solve_support",
+                        lambda self, *a, **k: runs.append(1) or solve_support(self, *a, **k))
+    X, y = _correlated(120, 800)
+    ref = _sklearn_lasso(X, y, 0.05)
+    van = VANLassoRegressor(alpha=0.05).fit(X, y)
+    np.testing.assert_allclose(van.coef_, ref.coef_, rtol=0, atol=1e-9 * np.abs(ref.coef_).max())
+    assert len(runs) == 1 and van.n_corrections_ > 0
 
 
 def test_working_sets_enter_every_strong_violator_at_once(monkeypatch):
     """The later working sets' corrections enter every violator within half of
-    the worst (``WORKING_SET_ENTER``): the same solution in fewer corrections
-    than one at a time."""
-    import skvan.linear_model._lasso as lasso
-
-    batch, single = _default_and_changed(monkeypatch, lasso, "WORKING_SET_ENTER", 0.0)
+    the worst (the engine's ``working_set_enter``): the same solution in fewer
+    corrections than one at a time."""
+    batch, single = _fits(monkeypatch, working_set_enter=0.0)
     assert batch.n_corrections_ < single.n_corrections_ / 2
 
 

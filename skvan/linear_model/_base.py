@@ -19,14 +19,12 @@ from ..expectations import GaussianPriorTerm, make_expectation
 from ..objectives._linear import check_entry_size
 from ..van import (
     AveragingSchedule,
+    FitSettings,
     FullStep,
     GeometricSchedule,
     MeanContraction,
-    Minibatches,
-    PassChange,
     VANSolver,
     auto_covariance,
-    family_from_parts,
     make_family,
     make_gram_family,
     warn_unconverged,
@@ -46,6 +44,20 @@ CHECK_X = dict(dtype=[np.float64, np.float32], accept_sparse=["csr", "csc"])
 AUTO_GROWTH_FULL_BATCH = 100.0
 
 
+def check_single_target(estimator, y):
+    """A clear error for a two-dimensional ``y`` with more than one column."""
+    try:
+        shape = np.asarray(y).shape
+    except (TypeError, ValueError):
+        return  # validate_data will say what is wrong with it
+    if len(shape) == 2 and shape[1] > 1:
+        name = type(estimator).__name__
+        raise ValueError(
+            f"{name} fits one target; y has {shape[1]} columns. Fit one model per "
+            f"column with sklearn.multioutput.MultiOutputRegressor({name}())."
+        )
+
+
 @functools.lru_cache(maxsize=None)
 def _param_names(cls):
     """scikit-learn's ``_get_param_names`` of ``cls``, computed once per class."""
@@ -58,10 +70,14 @@ class VANLinearModel(BaseEstimator):
     Subclasses build the objective, call :meth:`_solve` (a fit) or
     :meth:`_stream_step` (one streaming step) and set their attributes with
     :meth:`_unpack`; they may set ``_auto_growth``, the ``beta_growth="auto"`` of
-    full-batch VO, and ``_solves_batches``.
+    full-batch VO, ``_constant_for_mc`` and ``_solves_batches``.
     """
 
     _auto_growth = AUTO_GROWTH_FULL_BATCH
+
+    #: Whether ``beta_growth="auto"`` with Monte Carlo on the full data is the
+    #: constant schedule (:class:`~skvan.van.FitSettings`).
+    _constant_for_mc = False
 
     #: Whether a stream of new rows (``stream_size=None``) solves each batch's Bayes
     #: update to ``tol`` (:meth:`_stream_step`), or makes its first step only.
@@ -154,26 +170,21 @@ class VANLinearModel(BaseEstimator):
                 "others. Fit the stream from the start with partial_fit, or refit."
             )
 
-    def _initial_family(self, f, mean=None):
-        """The starting ``q = N(mean, precision^-1)`` for a linear model objective
-        ``f``: mean 0 (or ``mean``) and unit predictor variance on average
-        (:func:`~skvan.van.unit_predictor_precision`), in the form ``covariance_``
-        names. Unpenalised coordinates are the Gram forms' free ones."""
-        if mean is None:
-            mean = np.zeros(f.n_params)
-        lam = f.unit_predictor_precision()
-        if lam.size != f.n_params:
-            lam = np.tile(lam, f.n_params // lam.size)  # every row of [coef, intercept]
-        X = getattr(f, "X", None)  # rows in memory (the Gram forms are written through them)
-        return family_from_parts(self.covariance_, mean, lam, np.zeros(0 if X is None else X.shape[0]),
-                                 X, self._free(f))
+    def _settings(self):
+        """The fit's :class:`~skvan.van.FitSettings`: the parameters, with
+        ``covariance_`` for the form and :attr:`_auto_growth` for what
+        ``beta_growth="auto"`` means under full-batch VO."""
+        return FitSettings(
+            beta=self.beta, beta_growth=self.beta_growth, auto_growth=self._auto_growth,
+            covariance=self.covariance_, hessian=self.hessian, expectation=self.expectation,
+            n_mc_samples=self.n_mc_samples, objective=getattr(self, "objective", "vo"),
+            batch_size=getattr(self, "batch_size", None), max_iter=self.max_iter, tol=self.tol,
+            verbose=self.verbose, constant_for_mc=self._constant_for_mc,
+        )
 
-    @staticmethod
-    def _free(f):
-        """The unpenalised coordinates of ``f`` (the intercept)."""
-        free = getattr(f.penalty, "strength", 0.0) == 0
-        # (np.broadcast_to costs a few us even where there is nothing to broadcast)
-        return free if np.shape(free) == (f.n_params,) else np.broadcast_to(free, (f.n_params,))
+    def _initial_family(self, f, mean=None):
+        """The starting ``q`` for ``f`` (:meth:`~skvan.van.FitSettings.initial_family`)."""
+        return self._settings().initial_family(f, mean)
 
     def _prior_family(self, n_params, variance):
         """``N(0, variance I)``: where a stream starts."""
@@ -181,76 +192,15 @@ class VANLinearModel(BaseEstimator):
         return make_family(self.covariance_, np.zeros(n_params),
                            np.diag(precision) if self.covariance_ == "full" else precision)
 
-    def _stochastic(self, n_samples):
-        """Whether a fit on ``n_samples`` rows sees minibatches (None: not rows)."""
-        return self.batch_size is not None and n_samples is not None and self.batch_size < n_samples
-
-    def _steps_per_pass(self, n_samples):
-        """Minibatch steps in one data pass (1 on the full batch)."""
-        return -(-n_samples // self.batch_size) if self._stochastic(n_samples) else 1
-
-    def _schedule(self, n_samples, objective):
-        """The schedule of the rates. ``beta_growth="auto"``: geometric growth for VO
-        on the full data, constant ``beta`` for VI on the full data (a damping
-        weight), and sVAN's :class:`~skvan.van.AveragingSchedule` with minibatches.
-        A number is the paper's geometric schedule ``beta * growth**t`` everywhere
-        (``1`` with minibatches: the paper's sVAN)."""
-        growth = self.beta_growth
-        if growth == "auto":
-            if self._stochastic(n_samples):
-                return AveragingSchedule(self.beta)
-            growth = 1.0 if objective == "vi" else self._auto_growth
-        return GeometricSchedule(self.beta, growth)
-
-    def _stop(self, n_samples):
-        """The convergence test: the mean's contraction on the full batch, its change
-        over a data pass with minibatches."""
-        return PassChange(self.tol) if self._stochastic(n_samples) else MeanContraction(self.tol)
-
-    def _solve(self, f, family, random_state, objective=None, step=None, stop=None,
-               schedule=None):
-        """Fit ``family`` to ``f`` with the shared solver (the estimator's schedule,
-        batches and convergence test unless given); ``max_iter`` counts iterations
-        on the full batch and data passes with minibatches (scikit-learn's SGD
-        convention). Warns if the run ended at ``max_iter`` or diverged. The
-        result's ``n_iter`` is in the same unit as ``max_iter``."""
-        objective = self.objective if objective is None else objective
-        n_samples = getattr(f, "n_samples", None)
-        if schedule is None:
-            schedule = self._schedule(n_samples, objective)
-        per_pass = self._steps_per_pass(n_samples)
-        solver = VANSolver(
-            f, make_expectation(self.expectation, self.n_mc_samples, f), family,
-            objective=objective,
-            schedule=schedule,
-            hessian=self.hessian,
-            step=step,
-            stop=self._stop(n_samples) if stop is None else stop,
-            batches=Minibatches(self.batch_size) if self._stochastic(n_samples) else None,
-            max_iter=self.max_iter * per_pass,
-            random_state=random_state,
-            verbose=self.verbose,
-        )
-        result = solver.solve()
-        result = result._replace(n_iter=-(-result.n_iter // per_pass))
-        warn_unconverged(result, self.tol, self._advice(schedule))
-        return result
+    def _solve(self, f, family, random_state, **options):
+        """Fit ``family`` to ``f`` with the shared solver
+        (:meth:`~skvan.van.FitSettings.solve`), warning with :meth:`_advice`."""
+        return self._settings().solve(f, family, random_state, advice=self._advice, **options)
 
     def _advice(self, schedule):
-        """What to change when a fit ends at ``max_iter``, for the current settings."""
-        tips = ["Increase max_iter"]
-        if self.covariance_ == "diag":
-            tips.append("use covariance='full' (the diagonal family zig-zags on "
-                        "correlated features)")
-        if isinstance(schedule, AveragingSchedule):
-            tips.append("use larger minibatches, or the full batch (batch_size=None), "
-                        "which converges linearly")
-        elif schedule.growth == 1.0 and (getattr(self, "objective", "vo") == "vo" or schedule.beta < 1):
-            tips.append("use a growing schedule (beta_growth > 1)")
-        if self.expectation == "mc":
-            tips.append("use deterministic expectations or a larger n_mc_samples (Monte "
-                        "Carlo steps stay at the noise level)")
-        return "; or ".join(tips) + "."
+        """What to change when a fit ends at ``max_iter``
+        (:meth:`~skvan.van.FitSettings.advice`)."""
+        return self._settings().advice(schedule)
 
     def _stream_step(self, f, family, random_state, n_steps, objective="vo"):
         """One streaming update on ``f``, a batch's data term with its share of the
@@ -383,9 +333,10 @@ class VANLinearModel(BaseEstimator):
         Returns
         -------
         covariance : ndarray
-            ``(1, n_features, n_features)`` for one row of ``coef_`` (the Lasso
-            family: ``(n_features, n_features)``), ``(n_classes, n_features,
-            n_classes, n_features)`` for a multinomial model.
+            ``(n_features, n_features)`` where ``coef_`` is one-dimensional (a
+            regressor's), ``(1, n_features, n_features)`` for one row of a
+            two-dimensional ``coef_``, ``(n_classes, n_features, n_classes,
+            n_features)`` for a multinomial model.
 
         Raises
         ------
@@ -397,4 +348,5 @@ class VANLinearModel(BaseEstimator):
         check_is_fitted(self)
         family = self._family()
         _check_budget(family.n_params**2, "the covariance")
-        return self._coef_blocks(np.diag(family.sigma) if family.diagonal else family.sigma)
+        blocks = self._coef_blocks(np.diag(family.sigma) if family.diagonal else family.sigma)
+        return blocks[0] if np.ndim(self.coef_) == 1 else blocks

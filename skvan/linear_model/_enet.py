@@ -1,12 +1,9 @@
-"""The elastic net by VAN: the Lasso's solver on rows that carry the ridge."""
+"""The elastic net by VAN: the Lasso's engine with ``l1_ratio`` (its ridge folded
+into the least squares, :class:`~skvan.van.LassoSolver`)."""
 
 from numbers import Real
 
-import numpy as np
-import scipy.sparse as sp
-
 from .._compat import Interval
-from ..objectives import L1Penalty, LinearModelObjective, SquaredLoss
 from ._lasso import VANLassoRegressor
 
 
@@ -146,51 +143,6 @@ class VANElasticNet(VANLassoRegressor):
         self.warm_start = warm_start
         self.random_state = random_state
         self.verbose = verbose
-
-    def _extra_rows(self, n_features):
-        """The ridge rows ``r I``, one per feature."""
-        return n_features
-
-    def _l1_share(self):
-        """``l1_ratio``."""
-        return self.l1_ratio
-
-    def _ridge(self, total_weight, alpha=None):
-        """``n alpha (1 - l1_ratio)``, the ridge's weight on ``||w||^2 / 2`` (``alpha``
-        None: ``self.alpha``)."""
-        alpha = self.alpha if alpha is None else alpha
-        return alpha * (1.0 - self.l1_ratio) * total_weight
-
-    def _objective(self, X, y, sample_weight, alpha=None):
-        """Least squares on ``[X; r I]`` (the intercept column 0 in the extra rows)
-        and ``y`` padded with zeros, with ``n alpha l1_ratio ||w||_1`` (``alpha``
-        None: ``self.alpha``)."""
-        alpha = self.alpha if alpha is None else alpha
-        Xd = self._design(X)
-        n_features = Xd.shape[1] - int(self.fit_intercept)
-        ridge = self._ridge(float(np.sum(sample_weight)), alpha)
-        rows = np.sqrt(ridge) * np.eye(n_features, Xd.shape[1])
-        Xd = sp.vstack([Xd, sp.csr_matrix(rows)], format="csr") if sp.issparse(Xd) else np.vstack([Xd, rows])
-        y = np.concatenate([np.asarray(y, dtype=np.float64), np.zeros(n_features)])
-        weights = np.concatenate([np.asarray(sample_weight, dtype=np.float64), np.ones(n_features)])
-        strength = self._strength(Xd.shape[1], float(np.sum(sample_weight)), alpha)
-        return LinearModelObjective(Xd, y, SquaredLoss(), weights, L1Penalty(strength))
-
-    def _ridge_rss(self, theta, column_scale, total_weight):
-        """``r^2 ||w||^2``: the ridge rows' share of the least-squares value."""
-        w = (theta / column_scale)[: self.n_features_in_]
-        return self._ridge(total_weight) * float(w @ w)
-
-    def _at_alpha(self, problem, alpha, X, y, sample_weight):
-        """The problem at another ``alpha``: the ridge changes with it, so it is
-        built again, from ``X^T W X`` formed once (:meth:`_problem`)."""
-        self.alpha = alpha
-        return self._problem(X, y, sample_weight, problem.gram)
-
-    def _follow_path(self, problem, coef, alphas, X, y, sample_weight):
-        """None followed: the ridge changes with alpha, so the path is not
-        piecewise linear (each alpha is finished from the previous one's)."""
-        return np.empty((0, coef.size)), problem
 
     @property
     def partial_fit(self):

@@ -2,6 +2,7 @@
 (``VANLassoCV``), with ``q`` at one alpha starting the next."""
 
 import contextlib
+import time
 import warnings
 from numbers import Integral, Real
 
@@ -24,10 +25,10 @@ from .._compat import (
 )
 from .._dask import reject_dask
 from .._data import dot, tdot
-from ..van import make_family
-from ._base import CHECK_X
+from ..van import Design
+from ._base import CHECK_X, GRAM, check_single_target
 from ._enet import VANElasticNet
-from ._lasso import VANLassoRegressor, _check_single_target
+from ._lasso import VANLassoRegressor
 
 
 def _alpha_grid(X, y, eps, n_alphas, sample_weight=None, l1_ratio=1.0, fit_intercept=False,
@@ -76,66 +77,42 @@ def _dual_gap(X, y, coef, alpha, ridge=0.0):
 
 def _path(estimator, X, y, alphas, sample_weight=None, return_std=False):
     """``estimator`` (a VANLassoRegressor, modified in place) solved at each alpha
-    of ``alphas`` in turn, on the design and Gram matrix built once; each alpha
-    starts from the previous one's ``q`` (``_solve_problem``'s ``carry``). Returns
+    of ``alphas`` in turn by its engine (:meth:`~skvan.van.LassoSolver.path`: the
+    problem built once, each alpha from the previous one's solution). Returns
     coefficients ``(n_alphas, n_features)``, intercepts, standard deviations (or
-    None) and iterations. Under VO without ``return_std`` only the coefficients
-    are read off each ``q`` (a fit's noise variance and other attributes are not
-    needed), and the estimator's fitted attributes are left unset."""
+    None) and VAN iterations. Under VO without ``return_std`` only the
+    coefficients are read (the lean path), and the estimator's fitted
+    attributes are left unset; otherwise each alpha sets them, as a fit does."""
     sample_weight = check_sample_weight(sample_weight, X)
     estimator.n_features_in_ = X.shape[1]  # X is validated by the caller
     estimator.alpha = float(alphas[0])
     estimator._check_solver_params()
     estimator._resolve_covariance(X)
-    problem = estimator._problem(X, y, sample_weight)
+    engine = estimator._engine()
+    engine.check(X.shape[0])
     rng = check_random_state(estimator.random_state)
-    coefs, intercepts, stds, n_iter, start, carry = [], [], [], [], None, None
-    attributes = return_std or estimator.objective != "vo"
-    if not attributes:
-        # Only coefficients are read, so q's shape is not needed: the first alpha
-        # starts from the mean 0 (the solution from alpha_max up, found by the
-        # check with no iteration; below it, by its corrections or else VAN).
-        n_params = problem.least_squares.n_params
-        carry = make_family("diag", np.zeros(n_params), np.ones(n_params)), None
-
-    def record(mean, scale):
-        """Keep this alpha's coefficients (the fitted attributes where they are
-        asked for, else read off ``mean`` over ``scale * theta``); returns the
-        next alpha's start."""
-        if attributes:
-            estimator._finish_problem(problem, q, rng)
-            coef, intercept = estimator.coef_, estimator.intercept_
-        else:
-            coef, intercept = (c[0] for c in estimator._coefficients(mean, scale))
-        coefs.append(coef.copy())
-        intercepts.append(float(intercept))
-        if return_std:
-            variance = estimator.sigma_ if estimator.sigma_.ndim == 1 else np.diag(estimator.sigma_)
-            stds.append(np.sqrt(np.maximum(variance, 0.0)))
-        return mean / scale  # the VO solution over [coef, intercept]: the next start
-
-    # A lean path is KKT work from alpha to alpha: one BLAS thread for all of it
-    # rather than a limit set and restored at each alpha.
-    with contextlib.nullcontext() if attributes else _one_blas_thread(problem.least_squares.n_params):
-        k = 0
-        while k < len(alphas):
-            problem = estimator._at_alpha(problem, float(alphas[k]), X, y, sample_weight)
-            q = estimator._solve_problem(problem, start, rng, carry=carry)
-            carry = q, problem
-            n_iter.append(int(estimator.n_iter_))
-            start = record(q.mean, problem.column_scale)
-            k += 1
-            if not attributes:
-                # Certified here: the rest by one homotopy, as far as it reaches.
-                followed, problem = estimator._follow_path(problem, q.mean, alphas[k:], X, y,
-                                                           sample_weight)
-                for mean in followed:
-                    n_iter.append(0)
-                    start = record(mean, problem.column_scale)
-                k += len(followed)
-                if len(followed):
-                    q.mean = followed[-1]
-                    carry = q, problem
+    lean = not return_std and estimator.objective == "vo"
+    steps = engine.path(Design(X, estimator.fit_intercept), y, sample_weight, alphas, rng,
+                        on_rows=estimator.covariance_ in GRAM, lean=lean)
+    coefs, intercepts, stds, n_iter = [], [], [], []
+    # A lean path is KKT work from alpha to alpha: one BLAS thread for all of it.
+    n_params = X.shape[1] + int(estimator.fit_intercept)
+    with _one_blas_thread(n_params) if lean else contextlib.nullcontext():
+        for problem, fit in steps:
+            if lean:
+                coef, intercept = (c[0] for c in estimator._coefficients(fit.coef,
+                                                                          problem.column_scale))
+                n_iter.append(fit.n_iter)
+            else:
+                estimator.alpha = problem.alpha
+                estimator._finish(engine, problem, fit, rng)
+                coef, intercept = estimator.coef_, estimator.intercept_
+                n_iter.append(int(estimator.n_iter_))
+                if return_std:
+                    sigma = estimator.sigma_
+                    stds.append(np.sqrt(np.maximum(sigma if sigma.ndim == 1 else np.diag(sigma), 0)))
+            coefs.append(coef.copy())
+            intercepts.append(float(intercept))
     return (np.array(coefs), np.array(intercepts), np.array(stds) if return_std else None,
             np.array(n_iter))
 
@@ -213,7 +190,7 @@ def van_lasso_path(X, y, *, eps=1e-3, n_alphas=100, alphas=None, return_n_iter=F
     ``alpha_max`` up; otherwise VAN fits it). Between two kinks of the path the
     previous support and signs pass the check at the new alpha unchanged. At a
     kink the solution is followed from the previous alpha by homotopy
-    (:func:`~skvan.objectives.kkt_follow`, LARS's Lasso path between two
+    (:func:`~skvan.sparse.kkt_follow`, LARS's Lasso path between two
     penalties): it moves linearly with the penalty until a coefficient reaches 0
     or an inactive gradient reaches its bound, and each such event costs one KKT
     check of the new support. A passed check certifies the exact solution at
@@ -367,12 +344,27 @@ def van_enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, re
 
 def _fold_mse(estimator, X, y, sample_weight, train, test, alphas):
     """Held-out weighted mean squared error along the path fitted on ``train``
-    (with the intercept as :class:`VANLassoRegressor` fits it)."""
+    (with the intercept as :class:`VANLassoRegressor` fits it); returns ``(mse,
+    n_iter, seconds)``, the errors and VAN iterations per alpha and the path's time."""
+    start = time.perf_counter()
     w = sample_weight
-    coefs, intercepts, _, _ = _path(clone(estimator), X[train], y[train], alphas, w[train])
+    coefs, intercepts, _, n_iter = _path(clone(estimator), X[train], y[train], alphas, w[train])
     predictions = np.asarray(X[test] @ coefs.T) + intercepts
     errors = (predictions - y[test][:, None]) ** 2
-    return np.average(errors, axis=0, weights=w[test])
+    return np.average(errors, axis=0, weights=w[test]), n_iter, time.perf_counter() - start
+
+
+def _report(name, l1_ratio, alphas, folds, verbose):
+    """``verbose``'s lines for one grid: per fold, and (``verbose >= 2``) per alpha."""
+    share = "" if l1_ratio is None else f" l1_ratio={l1_ratio:g}"
+    for k, (mse, n_iter, seconds) in enumerate(folds):
+        best = int(np.argmin(mse))
+        print(f"[{name}]{share} fold {k + 1}/{len(folds)}: {len(alphas)} alphas in "
+              f"{seconds:.2f} s, {int(np.sum(n_iter))} VAN iterations; best alpha="
+              f"{alphas[best]:.4g} (mse {mse[best]:.4g})")
+        if verbose >= 2:
+            for alpha, error, iterations in zip(alphas, mse, n_iter):
+                print(f"    alpha={alpha:.4g}  mse={error:.6g}  n_iter={int(iterations)}")
 
 
 class VANLassoCV(VANLassoRegressor):
@@ -421,7 +413,9 @@ class VANLassoCV(VANLassoRegressor):
     random_state : int, RandomState instance or None, default=None
         As in :class:`VANLassoRegressor`.
     verbose : int, default=0
-        As in :class:`VANLassoRegressor`.
+        0: silent; 1: a line per fold (time, iterations, its best alpha) and the
+        choice; 2: also a line per alpha; 3 and more: also the solver's lines
+        (``verbose - 2``) in every fit.
 
     Attributes
     ----------
@@ -527,9 +521,16 @@ class VANLassoCV(VANLassoRegressor):
         """The L1 shares searched: the Lasso's alone."""
         return [1.0]
 
+    def _shared(self):
+        """The parameters the folds' and the refit's estimator take from this one
+        (the solver prints its lines from ``verbose=3`` on)."""
+        shared = {name: getattr(self, name) for name in self._SHARED}
+        shared["verbose"] = max(self.verbose - 2, 0)
+        return shared
+
     def _base(self, l1_ratio):
         """The estimator each fold and the refit use."""
-        return VANLassoRegressor(**{name: getattr(self, name) for name in self._SHARED})
+        return VANLassoRegressor(**self._shared())
 
     def _grid(self, X, y, sample_weight, l1_ratio):
         """The alphas: ``alphas`` itself, or scikit-learn's grid of that many down
@@ -567,7 +568,7 @@ class VANLassoCV(VANLassoRegressor):
             Fitted estimator.
         """
         reject_dask(self, X)
-        _check_single_target(self, y)
+        check_single_target(self, y)
         X, y = validate_data(self, X, y, **CHECK_X, y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         given = sample_weight  # None: the grid's arithmetic is scikit-learn's unweighted one
@@ -581,13 +582,18 @@ class VANLassoCV(VANLassoRegressor):
             with warnings.catch_warnings():
                 # a fold's path warns per alpha; the refit below warns for the model kept
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                mse = Parallel(n_jobs=self.n_jobs)(
+                results = Parallel(n_jobs=self.n_jobs)(
                     delayed(_fold_mse)(base, X, y, sample_weight, train, test, grids[-1])
                     for train, test in folds)
-            paths.append(np.array(mse).T)
+            if self.verbose:
+                searched = l1_ratio if "l1_ratio" in self.get_params() else None
+                _report(type(self).__name__, searched, grids[-1], results, self.verbose)
+            paths.append(np.array([mse for mse, _, _ in results]).T)
         means = np.array([path.mean(axis=1) for path in paths])
         best_ratio, best_alpha = np.unravel_index(int(np.argmin(means)), means.shape)
         self.alpha_ = float(grids[best_ratio][best_alpha])
+        if self.verbose:
+            print(f"[{type(self).__name__}] alpha_={self.alpha_:.4g}, refit on all rows")
         self._set_grid_attributes(np.array(grids), np.array(paths), ratios[best_ratio])
         model = self._base(ratios[best_ratio]).set_params(alpha=self.alpha_).fit(X, y, sample_weight)
         params = set(model.get_params())
@@ -654,7 +660,9 @@ class VANElasticNetCV(VANLassoCV):
     random_state : int, RandomState instance or None, default=None
         As in :class:`VANLassoRegressor`.
     verbose : int, default=0
-        As in :class:`VANLassoRegressor`.
+        0: silent; 1: a line per fold (time, iterations, its best alpha) and the
+        choice; 2: also a line per alpha; 3 and more: also the solver's lines
+        (``verbose - 2``) in every fit.
 
     Attributes
     ----------
@@ -738,7 +746,7 @@ class VANElasticNetCV(VANLassoCV):
         return [float(r) for r in ratios]
 
     def _base(self, l1_ratio):
-        return VANElasticNet(l1_ratio=l1_ratio, **{name: getattr(self, name) for name in self._SHARED})
+        return VANElasticNet(l1_ratio=l1_ratio, **self._shared())
 
     def _set_grid_attributes(self, alphas, mse_paths, l1_ratio):
         single = np.ndim(self.l1_ratio) == 0

@@ -3,7 +3,7 @@
 An objective evaluates ``f`` and its derivatives at a point. Where a piece of
 ``f`` has closed-form Gaussian expectations (the separable penalties, the
 squared loss) it provides them, and :mod:`skvan.expectations` decides how the
-rest is integrated. The Lasso's certificate reads its support off ``q``.
+rest is integrated.
 """
 
 from ._base import Objective
@@ -14,7 +14,6 @@ from ._losses import LogisticLoss, SquaredLoss
 from ._multinomial import MultinomialObjective, SoftmaxLoss
 from ._penalties import L1Penalty, L2Penalty, NoPenalty
 from ._quadratic import QuadraticObjective
-from ._sparse import KeepSigns, LassoCertificate, kkt_excess, kkt_finish, kkt_follow, kkt_path, nonnegative, support_from_q
 
 __all__ = [
     "ChunkSpec",
@@ -22,8 +21,6 @@ __all__ = [
     "FunctionObjective",
     "L1Penalty",
     "L2Penalty",
-    "KeepSigns",
-    "LassoCertificate",
     "LinearModelObjective",
     "LogisticLoss",
     "MultinomialObjective",
@@ -32,10 +29,24 @@ __all__ = [
     "QuadraticObjective",
     "SoftmaxLoss",
     "SquaredLoss",
-    "kkt_excess",
-    "kkt_finish",
-    "kkt_follow",
-    "kkt_path",
-    "nonnegative",
-    "support_from_q",
 ]
+
+
+#: Names that lived here and moved with the Lasso's engine: to :mod:`skvan.sparse`
+#: (the exact linear algebra) and :mod:`skvan.van` (a step restriction and a
+#: stopping test). The old path works until 0.3, with a FutureWarning.
+_MOVED = {"kkt_excess": "sparse", "kkt_finish": "sparse", "kkt_follow": "sparse",
+          "kkt_path": "sparse", "nonnegative": "sparse", "support_from_q": "sparse",
+          "KeepSigns": "van", "LassoCertificate": "van"}
+
+
+def __getattr__(name):
+    if name in _MOVED:
+        import importlib
+        import warnings
+
+        home = _MOVED[name]
+        warnings.warn(f"skvan.objectives.{name} moved to skvan.{home}.{name}; the old path "
+                      "is removed in 0.3.", FutureWarning, stacklevel=2)
+        return getattr(importlib.import_module(f"skvan.{home}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

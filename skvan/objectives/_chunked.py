@@ -13,6 +13,17 @@ import numpy as np
 from .._data import as_design, augmented_gram, column_statistics, weighted_column_squares
 from ._base import Objective
 from ._linear import jacobi_scale_from
+from ._quadratic import QuadraticObjective
+
+#: Why a least squares on dask arrays refuses entries beyond ``1e+-100`` (or an
+#: elastic net's ridge rows that large): ``X^T W X`` is formed before the columns
+#: are rescaled, and such squares leave float64's range.
+UNSCALED_DASK = (
+    "X (or the elastic net's ridge rows) has entries beyond 1e+-100 in absolute value: "
+    "on dask arrays X^T W X is formed before the columns are rescaled, and such squares "
+    "leave float64's range. Rescale the features, for example with "
+    "dask_ml.preprocessing.StandardScaler, or fit numpy data."
+)
 
 
 class ChunkSpec:
@@ -85,6 +96,36 @@ def least_squares_summary(X, y, w, fit_intercept):
     with np.errstate(over="ignore", invalid="ignore"):  # the caller checks M
         M = augmented_gram(X, y, w, fit_intercept)
     return (M, top, float(np.sum(w))) + checks
+
+
+def least_squares_statistics(chunks, fit_intercept, name):
+    """The least squares on ``[X, 1]`` and its columns' statistics ``(raw, top,
+    squares)`` (as :meth:`~skvan.van.LassoSolver.statistics` reads them off the
+    rows) from one pass over the chunks (:class:`skvan._dask.DaskChunks`), with
+    the checks of ``X``, ``y`` and the weights; ``name`` (the estimator's) in the
+    errors."""
+    parts = chunks.map(least_squares_summary, fit_intercept)
+    for k, what in ((3, "Input X contains NaN or infinity."),
+                    (4, "Input y contains NaN or infinity."),
+                    (5, "sample_weight must be finite and non-negative.")):
+        if not all(part[k] for part in parts):
+            raise ValueError(what)
+    n_params = parts[0][1].size + int(fit_intercept)
+    if n_params > chunks.n_samples:
+        raise ValueError(
+            f"{name}.fit on dask arrays needs at least as many rows as parameters "
+            f"({chunks.n_samples} rows, {n_params} parameters): wider data are solved "
+            "on working sets of the rows' columns. Fit numpy data."
+        )
+    with np.errstate(over="ignore", invalid="ignore"):  # checked below
+        M = np.sum([part[0] for part in parts], axis=0)
+    if not np.isfinite(M).all():
+        raise ValueError(UNSCALED_DASK)
+    raw = QuadraticObjective.from_augmented(M, float(sum(part[2] for part in parts)))
+    top = np.max([part[1] for part in parts], axis=0)
+    if fit_intercept:
+        top = np.append(top, 1.0)
+    return raw, top, np.diag(raw.G).copy()
 
 
 def design_summary(X, y, w, spec):

@@ -16,6 +16,7 @@ from .._data import (
 )
 from .._reductions import all_finite, all_of, any_of, max_of, min_of
 from ._base import Objective
+from ._losses import SquaredLoss
 from ._penalties import NoPenalty, add_diagonal
 
 #: Bounds of the column scales, ``2^+-160`` (about ``1e+-48``): the precision,
@@ -136,6 +137,65 @@ def check_predictors(*arrays):
             "X has entries too large for this model. Rescale the features as the "
             "training data were, for example with sklearn.preprocessing.StandardScaler."
         )
+
+
+#: :meth:`LinearModelObjective.smooth_gradient` of least squares goes through the
+#: Gram matrix's columns where at most this share of ``theta`` is nonzero.
+SPARSE_GRADIENT = 0.25
+
+
+class GramColumns:
+    """Columns of ``G = X^T W X`` formed as they are asked for and kept, side by
+    side in one array: a Lasso's supports grow a few columns at a time and at
+    most ``n`` coefficients are nonzero, so a wide Lasso needs ``G`` only on the
+    columns that were ever in a support (``n p`` operations each, once).
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_params)
+    weights : ndarray of shape (n_samples,)
+    """
+
+    def __init__(self, X, weights):
+        self.X, self.weights = X, weights
+        self.position = {}
+        self.matrix = np.empty((X.shape[1], 0))
+
+    def _ensure(self, idx):
+        """The positions of ``idx`` in :attr:`matrix`, forming the missing columns
+        in one product with the rows."""
+        missing = [j for j in dict.fromkeys(int(j) for j in idx) if j not in self.position]
+        if missing:
+            columns = self.X[:, missing]
+            columns = columns.toarray() if hasattr(columns, "toarray") else np.asarray(columns)
+            block = np.asarray(tdot(self.X, self.weights[:, None] * columns))
+            used = len(self.position)
+            if used + len(missing) > self.matrix.shape[1]:
+                grown = np.empty((self.matrix.shape[0], max(2 * self.matrix.shape[1],
+                                                            used + len(missing), 16)))
+                grown[:, :used] = self.matrix[:, :used]
+                self.matrix = grown
+            self.matrix[:, used:used + len(missing)] = block
+            for k, j in enumerate(missing):
+                self.position[j] = used + k
+        return np.array([self.position[int(j)] for j in idx], dtype=np.intp)
+
+    def column(self, j):
+        """``G[:, j]``."""
+        position = self._ensure([j])[0]
+        return self.matrix[:, position]
+
+    def block(self, idx):
+        """``G[idx, idx]``."""
+        positions = self._ensure(idx)
+        return np.ascontiguousarray(self.matrix[np.asarray(idx)][:, positions])
+
+    def times(self, idx, values):
+        """``G[:, idx] @ values`` without gathering the columns."""
+        positions = self._ensure(idx)
+        z = np.zeros(len(self.position))
+        z[positions] = values
+        return self.matrix[:, :z.size] @ z
 
 
 class RowsObjective(Objective):
@@ -303,17 +363,39 @@ class LinearModelObjective(RowsObjective):
         return float(np.dot(self.weights, self.loss.loss(self.y, dot(self.X, theta))))
 
     def smooth_gradient(self, theta):
-        """The gradient of the data term alone."""
+        """The gradient of the data term alone. Least squares at a sparse ``theta``
+        (at most :data:`SPARSE_GRADIENT` of its entries nonzero: the KKT checks of
+        a wide Lasso) take it from the Gram matrix's columns of its support,
+        ``G_{:, S} theta_S - X^T W y``: ``p |S|`` operations, each column formed
+        once (:class:`GramColumns`), where a pass over the rows costs ``2 n p``."""
+        if isinstance(self.loss, SquaredLoss):
+            support = np.flatnonzero(theta)
+            if support.size <= SPARSE_GRADIENT * self.n_params:
+                return self._gram_columns().times(support, theta[support]) - self._correlation()
         return self.data_gradient(self.loss.derivatives(self.y, dot(self.X, theta))[0])
+
+    def _correlation(self):
+        """``X^T W y`` (computed once, in :meth:`smooth_cache`)."""
+        shared = self.smooth_cache()
+        if "correlation" not in shared:
+            shared["correlation"] = np.asarray(tdot(self.X, self.weights * self.y)).ravel()
+        return shared["correlation"]
+
+    def _gram_columns(self):
+        """The :class:`GramColumns` of this objective's smooth part (shared with its
+        copies under other penalties)."""
+        shared = self.smooth_cache()
+        if "gram_columns" not in shared:
+            shared["gram_columns"] = GramColumns(self.X, self.weights)
+        return shared["gram_columns"]
 
     def gram_block(self, idx):
         """``(X^T W X)[idx, idx]`` (squared loss: the Hessian of the data term)."""
-        return gram(self.X[:, idx], self.weights)
+        return self._gram_columns().block(idx)
 
     def gram_column(self, idx, j):
         """``(X^T W X)[idx, j]``: one column against the columns ``idx``."""
-        x_j = self.X[:, [j]].toarray().ravel() if hasattr(self.X, "toarray") else self.X[:, j]
-        return np.asarray(tdot(self.X[:, idx], self.weights * x_j)).ravel()
+        return self._gram_columns().column(j)[idx]
 
     def gram_diagonal(self):
         """``diag(X^T W X)`` (in row blocks: no ``X^2`` temporary)."""

@@ -29,13 +29,16 @@ from ._steps import (
     ArmijoMeanStep,
     BetaBacktrack,
     FullStep,
+    KeepSigns,
     LongStepCheck,
     ObjectiveDecrease,
     TrustRegion,
     default_step,
 )
-from ._stopping import MeanContraction, PassChange
+from ._stopping import LassoCertificate, MeanContraction, PassChange
 from ._working_set import solve_on_working_sets
+from ._fit import FitSettings
+from ._lasso import Design, LassoFit, LassoProblem, LassoSolver
 
 __all__ = [
     "BETA_MAX",
@@ -48,13 +51,20 @@ __all__ = [
     "ArmijoMeanStep",
     "AveragingSchedule",
     "BetaBacktrack",
+    "Design",
     "DiagonalGaussian",
     "DualGaussian",
     "FullBatch",
     "FullGaussian",
+    "FitSettings",
     "FullStep",
     "GeometricSchedule",
     "GramPrecision",
+    "KeepSigns",
+    "LassoCertificate",
+    "LassoFit",
+    "LassoProblem",
+    "LassoSolver",
     "LongStepCheck",
     "MeanContraction",
     "PassChange",

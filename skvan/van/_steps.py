@@ -15,7 +15,7 @@ which never counts as convergence).
   ``beta_t`` halved until a criterion accepts it, optionally remembering the
   accepted ``beta_t`` for the next step, and optionally cutting the mean step
   at zero where ``q`` has decided an L1-penalised coordinate's sign
-  (:class:`~skvan.objectives.KeepSigns`). The criteria:
+  (:class:`~skvan.van.KeepSigns`). The criteria:
   :class:`ObjectiveDecrease` (VI; VO on non-smooth ``f``) and :class:`TrustRegion`
   (Monte Carlo, where no value can be checked).
 
@@ -27,6 +27,8 @@ the precision too keeps ``q`` as wide as its mean needs.
 """
 
 import numpy as np
+
+from ..sparse import support_from_q
 
 #: Sufficient-decrease constant of the Armijo test.
 ARMIJO = 1e-4
@@ -226,7 +228,7 @@ class BetaBacktrack:
     restrict : object or None, default=None
         ``restrict.prepare(solver)`` at the start of each step, then
         ``restrict(step)`` on every trial mean step before ``accept`` sees it
-        (:class:`~skvan.objectives.KeepSigns`: the Lasso's orthant-wise steps).
+        (:class:`~skvan.van.KeepSigns`: the Lasso's orthant-wise steps).
     growth : float, default=2.0
         With ``memory``, how far above the last accepted ``beta`` the next step
         may start, ``> 1``; the Lasso passes its schedule's growth (at least 2),
@@ -407,7 +409,7 @@ class AndersonStep:
         return alpha
 
 
-def default_step(objective, deterministic, stochastic, hessian="exact"):
+def default_step(objective, deterministic, stochastic, hessian="exact", memory=ANDERSON_MEMORY):
     """The policy the solver uses unless told otherwise: with deterministic
     expectations on the full data, :class:`ArmijoMeanStep` under VO and a
     :class:`BetaBacktrack` on :class:`ObjectiveDecrease` under VI, accelerated by
@@ -416,12 +418,89 @@ def default_step(objective, deterministic, stochastic, hessian="exact"):
 
     Only the exact Hessian's fixed point is the VI optimum, where the
     objective-decrease safeguard and the extrapolation agree; the Gauss-Newton
-    one is not a stationary point of the VI objective."""
+    one is not a stationary point of the VI objective. ``memory``: the residuals
+    :class:`AndersonStep` combines (0: the fallback alone)."""
     if not deterministic or stochastic:
         return FullStep()
     if objective.name == "vi":
         fallback = BetaBacktrack(ObjectiveDecrease(), min_factor=MIN_FACTOR_VI)
-        if hessian == "exact" and ANDERSON_MEMORY:
-            return AndersonStep(fallback, ANDERSON_MEMORY)
+        if hessian == "exact" and memory:
+            return AndersonStep(fallback, memory)
         return fallback
     return ArmijoMeanStep()
+
+
+class KeepSigns:
+    """Cut a mean step at zero in the coordinates of an L1 penalty whose sign ``q``
+    has decided (the orthant-wise rule of OWL-QN, Andrew and Gao 2007), and to
+    ``radius`` standard deviations of ``q`` in those whose sign it has not.
+
+    Under ``q = N(m, s^2)`` the expected penalty ``lambda_j E|theta_j|`` is linear
+    in ``m_j`` to float64 precision while ``q`` gives the other sign a probability
+    below ``SIGN_EPS`` (``|m_j| > z s_j``, :func:`~skvan.sparse.support_from_q`):
+    the quadratic model behind the Newton-like step holds on that orthant only.
+    A step that leaves it crosses the penalty's kink, smoothed over ``s_j``,
+    which shrinks as ``q`` concentrates; the objective then rises and
+    :class:`BetaBacktrack` would halve ``beta_t`` until the step stopped short
+    of the kink. Those coordinates stop at 0 instead, where ``q`` decides their
+    sign again at the next iteration. A fixed point is unchanged: there every
+    step is 0. The Lasso applies it under the exact expected curvature only: the
+    Gauss-Newton one is that of a quadratic upper bound of ``E|theta_j|``, whose
+    steps descend across 0.
+
+    The coordinates whose sign ``q`` has not decided move by at most ``radius``
+    standard deviations of ``q`` per step: their expected penalty's curvature,
+    ``2 lambda phi(m / s) / s``, is a bump of width ``s`` around 0 (1% of its
+    peak at ``3 s``), and a step much longer leaves the region the quadratic
+    model describes (``python benchmarks/bench_lasso.py --undecided-radius R``).
+
+    Parameters
+    ----------
+    strength : ndarray of shape (n_params,)
+        The L1 strengths ``lambda_j >= 0``; coordinates with 0 are never cut.
+    radius : float, default=3.0
+        Longest move of an undecided coordinate, in standard deviations of ``q``.
+
+    See Also
+    --------
+    BetaBacktrack : The step policy that applies it (``restrict``).
+    skvan.sparse.support_from_q : The reading of the signs.
+
+    References
+    ----------
+    G. Andrew and J. Gao, "Scalable training of L1-regularized log-linear
+    models", ICML 2007.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> from skvan.van import DiagonalGaussian, KeepSigns
+    >>> keep = KeepSigns(np.array([1.0, 1.0, 1.0]))
+    >>> q = DiagonalGaussian(np.array([1.0, -1.0, 0.0]), np.full(3, 1e6))  # sd 1e-3
+    >>> keep.prepare(SimpleNamespace(family=q))
+    >>> keep(np.array([-3.0, 0.5, 0.01]))
+    array([-1.   ,  0.5  ,  0.003])
+    """
+
+    def __init__(self, strength, radius=3.0):
+        self.strength = np.asarray(strength)
+        self.radius = radius
+
+    def prepare(self, solver):
+        """Record the mean and which signs ``q`` has decided, at the step's start."""
+        family = solver.family
+        self._mean = family.mean.copy()
+        variance = family.marginal_variance()
+        penalised = self.strength > 0
+        self._decided = penalised & support_from_q(self._mean, variance, self.strength)
+        self._radius = np.where(penalised & ~self._decided,
+                                self.radius * np.sqrt(variance), np.inf)
+
+    def __call__(self, step):
+        """``step`` with the decided coordinates it would move across 0 stopped at 0,
+        and the undecided ones' moves cut to ``radius`` sds."""
+        step = np.clip(step, -self._radius, self._radius)
+        cross = self._decided & (self._mean * (self._mean + step) < 0)
+        step[cross] = -self._mean[cross]
+        return step

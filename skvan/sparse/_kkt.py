@@ -1,0 +1,536 @@
+"""Exact zeros for L1-penalised least squares: the support read off ``q``, then
+the exact Lasso values on it, checked against the optimality (KKT) conditions.
+
+For ``f(theta) = 1/2 theta^T G theta - b^T theta + sum_j lambda_j |theta_j|`` a vector
+``w`` with support ``S`` and signs ``z_S`` is the minimiser iff::
+
+    G_SS w_S = b_S - lambda_S z_S,   sign(w_S) = z_S,
+    |(G w - b)_j| <= lambda_j  for j outside S.
+
+Why ``q`` knows the support: at the fixed point of VO under ``q = N(m, s^2)`` the
+expected subgradient ``lambda_j (2 Phi(m_j / s_j) - 1)`` balances the smooth
+gradient, so the probability that ``q`` gives ``theta_j`` the other sign,
+``Phi(-|m_j| / s_j) = (1 - |(G m - b)_j| / lambda_j) / 2``, is half the KKT slack.
+It stays bounded away from 0 for a coefficient whose optimum is 0 and vanishes
+(``|m_j| / s_j -> inf`` as ``q`` concentrates) for the others.
+"""
+
+import math
+from collections import namedtuple
+
+import numpy as np
+from scipy import linalg
+from scipy.linalg import lapack
+from scipy.special import ndtri
+
+from .._blas import _one_blas_thread
+from .._reductions import all_finite, all_of, any_of, max_of
+
+#: A coefficient is zero when ``q`` gives its other sign at least this probability
+#: (float64 resolution: below it, ``1 - p`` is 1 and the sign is certain).
+SIGN_EPS = float(np.finfo(np.float64).eps)
+_SIGN_Z = float(-ndtri(SIGN_EPS))
+
+
+def support_from_q(mean, variance, strength, eps=SIGN_EPS, slack=0.0):
+    """Return the boolean support: unpenalised entries, and penalised entries to
+    which ``q``, with its mean moved ``slack`` towards 0, gives the other sign
+    with probability below ``eps``; that is, zero iff ``|m_j| - slack <= z s_j``
+    with ``Phi(-z) = eps``.
+
+    Parameters
+    ----------
+    mean, variance : ndarray of shape (n_params,)
+        Marginal means and variances of ``q``.
+    strength : ndarray of shape (n_params,)
+        L1 strengths ``lambda_j`` (0 for unpenalised entries).
+    eps : float
+        Probability threshold.
+    slack : float
+        How far the mean may still be from its limit (the solver's estimate).
+    """
+    z = _SIGN_Z if eps == SIGN_EPS else -ndtri(eps)
+    return (strength == 0) | (np.abs(mean) - slack > z * np.sqrt(variance))
+
+
+def _solve_on_support(objective, b, strength, support, signs):
+    """``(w, idx)``: the values solving ``G_SS w_S = b_S - lambda_S z_S`` on the
+    support (by Cholesky, or the minimum-norm least-squares values where ``G_SS``
+    is singular: those need not solve the equations, :class:`_KKTCheck` checks)
+    and the support's indices."""
+    w = np.zeros(b.shape[0], dtype=b.dtype)  # (not zeros_like: a check is many small calls)
+    if not any_of(support):
+        return w, support.nonzero()[0]
+    system = _support_system(objective, support)
+    idx, diag = system.idx, system.diag
+    rhs = b.take(idx) - strength.take(idx) * signs.take(idx)
+    rhs /= diag
+    z = None if system.factor is None else _cho_solve(system.factor, rhs)
+    if z is None:
+        # Singular or ill-conditioned (collinear or duplicated columns): the
+        # minimum-norm least-squares values, which solve the equations only if
+        # they are consistent.
+        A = system.A
+        if A is None:  # a factor whose solve was not finite (a non-finite rhs)
+            A = objective.gram_block(idx) / diag[:, None] / diag[None, :]
+        z = linalg.lstsq(A, rhs, check_finite=False)[0]
+    w[idx] = z / diag
+    return w, idx
+
+
+#: Supports whose systems an objective keeps (:func:`_support_system`): a Lasso
+#: path checks one support at alpha after alpha between its kinks, and the
+#: certificate one or two supports per iteration...
+SUPPORT_CACHE_SIZE = 4
+#: ...each if its matrices take at most this many bytes (wide data: a support
+#: can have as many coefficients as there are rows).
+SUPPORT_CACHE_BYTES = 1 << 24
+
+
+#: What :func:`_support_system` keeps of a support (its docstring).
+_SupportSystem = namedtuple("_SupportSystem", "idx diag factor A colsum inv_norm")
+
+
+def _support_system(objective, support):
+    """The system of ``support``: its indices ``idx``, the equilibration ``diag = sqrt(diag G_SS)``
+    (1 where that is 0), the lower Cholesky ``factor`` of ``A = D^-1 G_SS D^-1``
+    (None where :func:`_solve_positive` would give up, and then ``A`` itself,
+    else None), the column sums ``colsum`` of ``|A|`` (its 1-norm is their
+    maximum) and ``inv_norm``, an estimate or upper bound of ``||A^-1||_1``.
+    Equilibrated, so that columns on wildly different scales do not cost
+    accuracy.
+
+    None of it depends on the penalty: the last :data:`SUPPORT_CACHE_SIZE`
+    supports are kept on the objective and its re-penalised copies
+    (:meth:`~skvan.objectives.Objective.support_systems`). A support one
+    coefficient larger than a kept one (a KKT correction that enters a
+    coefficient) borders that one's factor with a row, ``O(|S|^2)`` instead of
+    a new factorisation's ``O(|S|^3)``; its indices are then in the order the
+    coefficients entered, not sorted (every use scatters through them)."""
+    cache = objective.support_systems()
+    key = support.tobytes()
+    system = cache.get(key)
+    if system is None:
+        system = _bordered_system(objective, support, cache.values())
+        if system is None:
+            system = _new_system(objective, support.nonzero()[0])
+        if 8 * system.idx.size ** 2 <= SUPPORT_CACHE_BYTES:  # the factor (or A)
+            if len(cache) >= SUPPORT_CACHE_SIZE:
+                cache.pop(next(iter(cache)))
+            cache[key] = system
+    return system
+
+
+def _new_system(objective, idx):
+    """:func:`_support_system` of the indices ``idx``, from scratch."""
+    G_SS = objective.gram_block(idx)
+    if getattr(objective, "G", None) is not None:
+        # The equilibration of every column at once, kept: the same numbers as the
+        # block's (G's diagonal itself; the rows' objective forms its blocks).
+        shared = objective.smooth_cache()
+        if "kkt_diag" not in shared:
+            shared["kkt_diag"] = _equilibration(objective.G.diagonal())
+        diag = shared["kkt_diag"].take(idx)
+    else:
+        diag = _equilibration(G_SS.diagonal())
+    A = G_SS / diag[:, None] / diag[None, :]
+    colsum = np.abs(A).sum(axis=0)
+    factor, inv_norm = _factor(A, max_of(colsum))
+    return _SupportSystem(idx, diag, factor, A if factor is None else None, colsum, inv_norm)
+
+
+def _equilibration(gram_diagonal):
+    """``sqrt(G_jj)``, 1 where that is 0 or not finite."""
+    diag = np.sqrt(np.maximum(gram_diagonal, 0.0))  # (np.clip: 4x the time at |S| = 10)
+    diag[~(np.isfinite(diag) & (diag > 0))] = 1.0
+    return diag
+
+
+def _bordered_system(objective, support, kept):
+    """:func:`_support_system` of ``support`` by bordering a kept system whose
+    support lacks exactly one of its coefficients, or None if none does (or
+    that one had no factor).
+
+    With ``l = L^-1 a`` for the new column ``a`` and ``x = L^-T l = A^-1 a``, the
+    new factor's last row is ``(l, sqrt(pivot))``, ``pivot = a_jj - l^T l``, and
+    the bordered inverse ``[[A^-1 + x x^T / pivot, -x / pivot], [-x^T / pivot,
+    1 / pivot]]`` has 1-norm at most ``||A^-1||_1 + (||x||_1 + 1)^2 / pivot``:
+    where that bound already keeps the reciprocal condition number above
+    float64's epsilon, pocon's estimate (about a third of a bordering's time) is
+    not needed."""
+    size = int(np.count_nonzero(support))
+    for parent in kept:
+        if parent.idx.size != size - 1 or parent.factor is None or not all_of(support[parent.idx]):
+            continue
+        k = parent.idx.size
+        outside = support.copy()
+        outside[parent.idx] = False
+        j = int(outside.argmax())
+        idx, diag = np.empty(k + 1, dtype=parent.idx.dtype), np.empty(k + 1)
+        idx[:k], idx[k] = parent.idx, j
+        g = objective.gram_column(idx, j)
+        if not all_finite(g):
+            return None
+        diag[:k], diag[k] = parent.diag, np.sqrt(g[-1]) if g[-1] > 0 else 1.0
+        a = g / (diag * diag[k])
+        l, info = lapack.dtrtrs(parent.factor, a[:k], lower=1)
+        pivot = a[k] - float(l @ l)
+        abs_a = np.abs(a)
+        colsum = np.empty(k + 1)
+        colsum[:k], colsum[k] = parent.colsum + abs_a[:k], abs_a.sum()
+        # A pivot within the round-off of its own computation (``a_jj`` and ``l^T l``
+        # summed over k + 1 terms) is a column in the others' span: singular.
+        if not (info == 0 and pivot > 4.0 * (k + 1) * _EPS * (a[k] + float(l @ l))):
+            return _new_system(objective, idx)  # singular: A itself, for least squares
+        L = np.zeros((k + 1, k + 1), order="F")
+        L[:k, :k] = parent.factor
+        L[k, :k], L[k, k] = l, np.sqrt(pivot)
+        x = lapack.dtrtrs(parent.factor, l, lower=1, trans=1)[0]
+        norm, inv_norm = max_of(colsum), parent.inv_norm + (np.abs(x).sum() + 1.0) ** 2 / pivot
+        if not norm * inv_norm * _EPS <= 1.0:
+            inv_norm = _inverse_norm(L, norm)
+            if inv_norm is None:
+                return _new_system(objective, idx)
+        return _SupportSystem(idx, diag, L, None, colsum, inv_norm)
+    return None
+
+
+def _solve_positive(A, rhs):
+    """``A^-1 rhs`` by Cholesky, or None where ``scipy.linalg.solve(A, rhs,
+    assume_a="pos")`` would fail or warn (``A`` not positive definite, its
+    reciprocal condition number below float64's epsilon, a non-finite result)
+    and where that rcond is below ``n`` epsilons (:func:`_inverse_norm`).
+    LAPACK directly (potrf, pocon, potrs): the certificate solves once or twice
+    per iteration, and at p = 14 this takes 8.8 us against 15.8 for scipy's
+    solve under a warning filter (``python benchmarks/bench_passes.py``)."""
+    factor = _cholesky(A)
+    return None if factor is None else _cho_solve(factor, rhs)
+
+
+def _cholesky(A):
+    """The lower Cholesky factor of ``A`` (potrf), or None where :func:`_solve_positive`
+    gives up: not positive definite, or reciprocal condition number (pocon)
+    below ``n`` epsilons."""
+    return _factor(A, max_of(np.abs(A).sum(axis=0)))[0]
+
+
+def _factor(A, norm):
+    """``(factor, ||A^-1||_1)`` as :func:`_cholesky` decides, for ``A`` of 1-norm
+    ``norm``; ``(None, None)`` where it gives up."""
+    # (A non-finite entry makes the 1-norm non-finite, and so does a column sum
+    # that overflows, where pocon's rcond would be 0.)
+    if not math.isfinite(norm):
+        return None, None
+    c, info = lapack.dpotrf(A, lower=1, clean=0)
+    if info != 0:
+        return None, None
+    inv_norm = _inverse_norm(c, norm)
+    return (None, None) if inv_norm is None else (c, inv_norm)
+
+
+def _inverse_norm(factor, norm):
+    """pocon's estimate of ``||A^-1||_1`` from the Cholesky ``factor`` of ``A`` (of
+    size ``n`` and 1-norm ``norm``), or None if the reciprocal condition number
+    is below ``n`` times float64's epsilon, the round-off of the factorisation
+    itself (an exactly singular ``A``, such as one with a duplicated column,
+    factors with pivots of that size and an rcond just above epsilon)."""
+    rcond, info = lapack.dpocon(factor, norm, uplo="L")
+    return 1.0 / (rcond * norm) if info == 0 and rcond >= factor.shape[0] * _EPS else None
+
+
+def _cho_solve(factor, rhs):
+    """``A^-1 rhs`` from :func:`_cholesky`'s factor (potrs), or None if not finite."""
+    z, info = lapack.dpotrs(factor, rhs, lower=1)
+    return z if info == 0 and all_finite(z) else None
+
+
+#: LAPACK's relative machine precision (``dlamch("E")``), scipy.linalg.solve's
+#: threshold for an ill-conditioned matrix.
+_EPS = float(np.finfo(np.float64).eps) / 2
+
+
+#: The KKT tolerance never exceeds this fraction of ``lambda_j``...
+KKT_PENALTY_FRACTION = 1e-3
+#: ...unless round-off demands it: ``|(G w - b)_j|`` cannot be computed more
+#: accurately than a few hundred ulps of its size at ``w = 0``.
+KKT_ROUNDOFF_ULPS = 256
+
+
+def _kkt_tolerance(objective, rtol):
+    """:func:`_kkt_tol` for ``objective``, computed once per objective and ``rtol``."""
+    cache = objective.__dict__.setdefault("_kkt_tolerances", {})
+    if rtol not in cache:
+        cache[rtol] = _kkt_tol(objective, rtol)
+    return cache[rtol]
+
+
+def _kkt_tol(objective, rtol):
+    """Per coordinate: ``|(G w - b)_j|`` is at most ``||x_j|| ||y|| = sqrt(G_jj 2c)``
+    at ``w = 0``; the tolerance is ``rtol`` times the larger of that and ``lambda_j``,
+    but at most ``KKT_PENALTY_FRACTION lambda_j`` (and at least the round-off
+    floor ``KKT_ROUNDOFF_ULPS eps ||x_j|| ||y||``).
+
+    Without the cap a tiny ``lambda_j`` (``alpha=1e-10``) would get a tolerance
+    larger than itself: any interpolating support with a near-zero gradient
+    would pass, and which one VAN found first would depend on the last bits of
+    the data."""
+    shared = objective.smooth_cache()
+    if "kkt_scale" not in shared:
+        shared["kkt_scale"] = np.sqrt(np.maximum(objective.gram_diagonal(), 0.0)
+                                      * max(2 * objective.c, 0))
+    return _tolerance(objective.penalty.strength, shared["kkt_scale"], rtol)
+
+
+def _tolerance(strength, scale, rtol):
+    """:func:`_kkt_tol` for the strengths ``strength`` (any shape ending in
+    ``n_params``) and the gradient scales ``scale``."""
+    tol = np.minimum(rtol * np.maximum(strength, scale), KKT_PENALTY_FRACTION * strength)
+    return np.maximum(tol, KKT_ROUNDOFF_ULPS * np.finfo(np.float64).eps * scale)
+
+
+def nonnegative(quadratic):
+    """The L1-penalised quadratic with its penalised coordinates constrained to
+    ``theta_j >= 0``, as an unconstrained Lasso (an exact penalty).
+
+    ``lambda_j theta_j`` on ``theta_j >= 0`` becomes ``lambda_j theta^+ + M_j theta^-``
+    on the real line, which equals ``a_j theta_j + b_j |theta_j|`` with
+    ``a_j = (lambda_j - M_j) / 2`` and ``b_j = (lambda_j + M_j) / 2``: a linear term,
+    added to the quadratic's, and a plain L1 penalty of strength ``b_j``. So the
+    Lasso's exact Gaussian expectations, exact zeros and KKT certificate apply
+    unchanged (a zero coordinate is optimal iff ``-lambda_j <= g_j <= M_j``). The
+    penalty is exact, its minimiser the constrained one, when ``M_j`` exceeds
+    ``g_j`` at that minimiser; ``|g_j| <= ||x_j|| ||y - X theta*||
+    <= ||x_j|| ||y|| = sqrt(G_jj 2c)`` there, and ``M_j`` is twice that plus
+    ``lambda_j``. Unpenalised coordinates (the intercept) stay free.
+
+    Parameters
+    ----------
+    quadratic : QuadraticObjective
+        Least squares with an :class:`L1Penalty`.
+
+    Returns
+    -------
+    QuadraticObjective
+    """
+    from ..objectives import L1Penalty, QuadraticObjective
+
+    lam = quadratic.penalty.strength
+    bound = 2.0 * np.sqrt(np.clip(np.diag(quadratic.G), 0, None) * max(2.0 * quadratic.c, 0.0))
+    M = np.where(lam > 0, lam + bound, 0.0)
+    a = 0.5 * (lam - M)
+    constrained = QuadraticObjective(quadratic.G, quadratic.b - a, quadratic.c,
+                                     L1Penalty(0.5 * (lam + M)))
+    # Same G: the systems of its supports are the quadratic's (and its copies').
+    constrained.smooth_cache()["support_systems"] = quadratic.support_systems()
+    return constrained
+
+
+def kkt_excess(objective, w, rtol=1e-9, nonnegative=False):
+    """How much each coordinate at zero violates the Lasso's optimality at ``w``:
+    ``|(X^T W (X w - y))_j| - lambda_j`` beyond the tolerance of :func:`kkt_finish`
+    (positive: a violation; coordinates with ``w_j != 0`` get ``-inf``). With
+    ``nonnegative`` (coefficients constrained to ``>= 0``) only ``g_j < -lambda_j``
+    violates: ``-g_j - lambda_j``."""
+    grad = objective.smooth_gradient(w)
+    excess = (-grad if nonnegative else np.abs(grad)) - objective.penalty.strength
+    excess -= _kkt_tolerance(objective, rtol)
+    excess[w != 0] = -np.inf
+    return excess
+
+
+def kkt_finish(objective, mean, variance, eps=SIGN_EPS, slack=0.0, rtol=1e-9,
+               max_corrections=None, enter=0.0):
+    """Exact minimiser of an L1-penalised :class:`QuadraticObjective` from ``q``.
+
+    The support and signs come from ``q`` (:func:`support_from_q`); the values
+    solve the KKT equations on that support. If a sign or a KKT inequality fails,
+    one correction is made and the values solved again: every coefficient whose
+    sign flipped leaves the support, or else the worst KKT violator enters it
+    with the sign that reduces ``f`` (with ``enter``, every violator within that
+    fraction of the worst, also beside a drop: :func:`_correct`).
+
+    Parameters
+    ----------
+    objective : QuadraticObjective or LinearModelObjective
+        Least squares with an :class:`L1Penalty`: through ``X^T W X`` (formed), or
+        through its rows (a squared-loss :class:`LinearModelObjective`; only the
+        support's block of ``X^T W X`` is formed, for wide data).
+    mean, variance : ndarray of shape (n_params,)
+        Marginal means and variances of ``q``.
+    eps, slack : float
+        As in :func:`support_from_q`.
+    rtol : float
+        KKT tolerance of coordinate ``j``, relative to ``max(lambda_j, sqrt(G_jj 2c))``
+        (``sqrt(G_jj 2c) = ||x_j|| ||y||`` for least squares: the size of its gradient).
+    max_corrections : int or None
+        At most this many corrections (None: ``n_params``).
+    enter : float, default=0.0
+        In ``[0, 1]``: a correction that enters coefficients enters every
+        coordinate whose violation is at least ``enter`` times the worst one
+        (0: the worst alone), also beside a drop. Such batches can wander where
+        the support nears the number of rows; after a quarter of
+        ``max_corrections``, or once a support repeats, the corrections start
+        again from ``q``'s reading one coordinate at a time, with a whole budget
+        of their own.
+
+    Returns
+    -------
+    coef : ndarray of shape (n_params,)
+        The solution on the final support (the input ``mean`` with the zeros of
+        :func:`support_from_q` if the check never passed).
+    n_corrections : int
+        Corrections made (0 when ``q``'s support was right).
+    ok : bool
+        Whether ``coef`` satisfies the KKT conditions.
+    """
+    with _one_blas_thread(len(mean)):
+        check = _KKTCheck(objective, rtol, equations_when_flipped=False)
+        if max_corrections is None:
+            max_corrections = len(check.b)
+        start = support_from_q(mean, variance, check.strength, eps, slack), np.sign(mean)
+        support, signs = start[0].copy(), start[1].copy()
+        seen, n_corrections = set(), 0
+        limit = min(max_corrections, max(1, max_corrections // 4)) if enter > 0 else max_corrections
+        while True:
+            w, grad, flipped, excess, unsolved, ok = check(support, signs)
+            if ok:
+                return w, n_corrections, True
+            if enter > 0:
+                key = support.tobytes() + signs.tobytes()
+                if n_corrections >= limit or key in seen:
+                    # Batches can wander (entered, flipped, dropped, entered again)
+                    # where the support nears the number of rows: after a quarter of
+                    # the budget, or once a support repeats, the corrections start
+                    # again from q's reading one coordinate at a time, as without
+                    # ``enter``, with a whole budget of their own (where the batches
+                    # left off, the single ones could need more than that).
+                    enter, limit = 0.0, n_corrections + max_corrections
+                    support, signs = start[0].copy(), start[1].copy()
+                    continue
+                seen.add(key)
+            if n_corrections >= limit:
+                break
+            n_corrections += 1
+            if check.unsolvable(flipped, unsolved):
+                # The support's equations have no solution (a penalised column in the
+                # span of others, the intercept's or more than the rows allow): the
+                # penalised coefficient furthest from its equation leaves.
+                support[int(np.argmax(np.where(check.free, -np.inf, unsolved)))] = False
+            else:
+                _correct(check, support, signs, grad, flipped, excess, enter)
+        coef = np.where(start[0], mean, 0.0)
+        return coef, n_corrections, False
+
+
+def _correct(check, support, signs, grad, flipped, excess, enter):
+    """One KKT correction of ``support`` and ``signs``, in place, from a failed
+    :class:`_KKTCheck`: the coefficients whose sign flipped leave, else the
+    violators :func:`_entering` picks enter with the signs that reduce ``f``.
+    With ``enter > 0`` (batches) the violators also enter beside a drop: a
+    reading of ``q`` is often wrong both ways at once, and one solve then tests
+    both changes (``python benchmarks/bench_lasso.py --checks``: 78 KKT checks
+    against 82 when a drop waited for the next check, 105 against 115 at 3
+    corrections)."""
+    if any_of(flipped):
+        support &= ~flipped
+        if not (enter > 0 and any_of(excess > check.atol)):
+            return
+    j = _entering(excess, enter)
+    support[j] = True
+    signs[j] = -np.sign(grad[j])
+
+
+def _entering(excess, enter):
+    """The coordinates a KKT correction enters: every one violating the
+    conditions by at least ``enter`` times the worst violation ``max(excess)``
+    (0, or no positive violation: the worst alone)."""
+    j = int(excess.argmax())
+    worst = excess[j]
+    if enter > 0 and worst > 0:
+        return (excess >= enter * worst).nonzero()[0]
+    return j
+
+
+
+
+class _KKTCheck:
+    """The KKT check of a support and signs for one objective (:func:`kkt_finish`),
+    with what does not depend on them (``b``, the strengths, the tolerances)
+    computed once: :class:`LassoCertificate` checks one or two supports per
+    iteration."""
+
+    def __init__(self, objective, rtol=1e-9, equations_when_flipped=True):
+        self.objective = objective
+        self.equations_when_flipped = equations_when_flipped
+        self.strength = objective.penalty.strength
+        shared = objective.smooth_cache()
+        if "kkt_rhs" not in shared:
+            shared["kkt_rhs"] = -objective.smooth_gradient(np.zeros(self.strength.shape))
+        self.b = shared["kkt_rhs"]
+        self.free = self.strength == 0
+        self.rtol = rtol
+        self.atol = _kkt_tolerance(objective, rtol)
+
+    def __call__(self, support, signs):
+        """``(w, grad, flipped, excess, unsolved, ok)``: the values solving the KKT
+        equations on ``support`` with ``signs``; the smooth gradient there; the
+        support's coefficients whose sign flipped; the violation ``|grad_j| -
+        lambda_j`` of the coordinates off the support (``-inf`` on it; a violation
+        beyond the tolerance ``atol`` fails the check); by how much each equation
+        on the support, ``grad_j + lambda_j z_j = 0``, is missed beyond its
+        tolerance (``-inf`` off it; positive where the equations have no solution
+        and the least-squares values only approximate one); and whether ``w``
+        satisfies all three, the optimality conditions of the Lasso.
+
+        An equation's tolerance is the off-support one plus the rounding of
+        solving it, ``KKT_ROUNDOFF_ULPS |S| eps ((|G_SS| |w_S|)_j + |b_j| +
+        lambda_j)``: a solvable system passes however ill-conditioned, one with no
+        solution misses by about ``lambda_j``. That allowance (a product with the
+        support's block of ``|G|``) is computed only where an equation misses
+        its off-support tolerance: a well-conditioned solve meets that already,
+        and the check then decides as it would with it.
+
+        A check made with ``equations_when_flipped=False`` returns ``unsolved``
+        None when a sign flipped: the check has failed then, and the corrections
+        (:func:`kkt_finish`, :class:`LassoCertificate`) look at the equations only
+        when no sign did; the homotopy reads them at every event."""
+        # (take and the array methods: a path makes one check per kink, and
+        # these few dozen small calls are most of one.)
+        w, idx = _solve_on_support(self.objective, self.b, self.strength, support, signs)
+        grad = self.objective.smooth_gradient(w)
+        excess = np.abs(grad)
+        excess -= self.strength
+        excess[idx] = -np.inf
+        ok = not any_of(excess > self.atol)
+        flipped = np.zeros(support.shape[0], dtype=bool)
+        if idx.size:
+            lam, z, w_s = self.strength.take(idx), signs.take(idx), w.take(idx)
+            flips = w_s * z <= 0
+            flips &= lam != 0
+            if not self.equations_when_flipped and any_of(flips):
+                flipped[idx] = flips
+                return w, grad, flipped, excess, None, False
+        unsolved = np.empty(w.shape[0])
+        unsolved.fill(-np.inf)
+        if idx.size:
+            miss = grad.take(idx)
+            miss += lam * z
+            np.abs(miss, out=miss)
+            miss -= self.atol.take(idx)
+            if any_of(miss > 0):
+                abs_G = np.abs(self.objective.gram_block(idx))
+                miss -= (KKT_ROUNDOFF_ULPS * idx.size * _EPS
+                         * (abs_G @ np.abs(w_s) + np.abs(self.b[idx]) + lam))
+                ok = ok and not any_of(miss > 0)
+            flipped[idx] = flips
+            unsolved[idx] = miss
+            ok = ok and not any_of(flips)
+        return w, grad, flipped, excess, unsolved, ok
+
+    def unsolvable(self, flipped, unsolved):
+        """Whether a failed check's support has equations with no solution: no
+        sign flipped (``unsolved`` is None where one did) and a penalised
+        coefficient misses its equation (:meth:`__call__`)."""
+        return not any_of(flipped) and any_of(unsolved[~self.free] > 0)
+
+

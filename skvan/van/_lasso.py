@@ -1,0 +1,577 @@
+"""The Lasso's engine: L1 (and L1 + L2) penalised least squares solved exactly by
+VAN, from one alpha or along a path of them.
+
+:class:`LassoSolver` owns the whole problem, so that an estimator only
+validates, builds the engine from its parameters and unpacks:
+
+- the problem (:class:`LassoProblem`): least squares through ``X^T W X`` (one
+  pass over the rows), or through the rows themselves for the Gram covariance
+  forms and wide data, whose ``X^T W X`` is formed a column at a time as
+  coefficients need it (:class:`~skvan.objectives._linear.GramColumns`); the
+  penalty ``alpha n (l1_ratio ||w||_1 + (1 - l1_ratio) ||w||^2 / 2)``, its
+  ridge part folded into the smooth least squares (``X^T W X + r I``, or
+  ``p`` rows ``sqrt(r) e_j``), so that every exact expectation and the KKT
+  machinery of the L1 part apply unchanged;
+- one alpha: VAN with the exact L1 expectations, each step the whole-step
+  backtrack restricted by :class:`~skvan.van.KeepSigns`, until
+  :class:`~skvan.van.LassoCertificate` certifies the support read off ``q``;
+  with more parameters than rows, on working sets grown from the KKT
+  violations (:func:`~skvan.van.solve_on_working_sets`);
+- a path: each alpha from the previous one's solution (a warm start), by
+  corrections of its support (the violators of the KKT conditions enter,
+  several at once, a coefficient whose sign flips leaves: an active-set
+  method, each correction one solve on the support), by homotopy where they
+  stall, and by VAN on the problem only where both fail. The homotopy (LARS's
+  Lasso path, one event per kink) follows the grid at once while the support
+  is small, where its events are cheap and its pieces give every alpha between
+  two kinks without a check (``python benchmarks/bench_lasso.py --path``);
+- the finish: the noise variance, and under VI the posterior from the VO
+  solution.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+
+from .._dask import is_dask_collection
+from .._data import as_design, weighted_column_squares
+from .._warnings import warn_user
+from ..objectives import L1Penalty, LinearModelObjective, QuadraticObjective, SquaredLoss
+from ..objectives._chunked import UNSCALED_DASK
+from ..objectives._linear import gram_column_statistics, jacobi_scale_from
+from ..sparse import kkt_excess, kkt_finish, kkt_follow, kkt_path, nonnegative
+from ._family import make_family, unit_predictor_precision
+from ._gram import family_from_parts
+from ._schedule import GeometricSchedule
+from ._steps import BetaBacktrack, KeepSigns, ObjectiveDecrease
+from ._stopping import LassoCertificate
+from ._working_set import solve_on_working_sets
+
+#: Covariance forms written through the rows (``P = diag(lam) + X^T diag(d) X``).
+GRAM_FORMS = ("dual", "operator")
+
+
+class Design:
+    """The training rows as the engine reads them: ``X`` (validated), and ``[X, 1]``
+    (``Xd``, with ``fit_intercept``) built on first use; a dask ``X`` is never
+    gathered (its statistics come from a pass over the chunks)."""
+
+    def __init__(self, X, fit_intercept):
+        self.X, self.fit_intercept = X, fit_intercept
+        self.n_samples, self.n_features = X.shape
+        self._Xd = None
+
+    @property
+    def Xd(self):
+        if self._Xd is None:
+            if is_dask_collection(self.X):
+                raise ValueError(UNSCALED_DASK)
+            self._Xd = as_design(self.X, self.fit_intercept)
+        return self._Xd
+
+
+def warn_uncertified(n_corrections):
+    """Warn that the support read off ``q`` failed the KKT check."""
+    warn_user(
+        f"The support read off q failed the Lasso optimality (KKT) check "
+        f"({n_corrections} corrections made); coef_ is the VAN mean with the zeros "
+        "of q. Increase max_iter.",
+        ConvergenceWarning,
+    )
+
+
+class LassoProblem:
+    """One alpha's problem, built once (a path re-weights its penalty).
+
+    ``least_squares`` is the least squares the certificate checks, through
+    ``X^T W X`` (or the rows' objective itself for the Gram forms), over
+    ``column_scale * theta``; ``design`` is the rows' objective over ``[coef,
+    intercept]`` (``n_samples`` rows, of total weight ``total_weight``) and
+    ``linear`` the same over ``column_scale * theta``, both built by ``build`` on
+    first use where they are not given. ``gram`` holds the one pass's statistics
+    a path rebuilds other alphas from, ``ridge`` the ridge's weight ``r``
+    folded into the least squares."""
+
+    def __init__(self, alpha, column_scale, least_squares, n_samples, total_weight,
+                 design=None, linear=None, build=None, gram=None, ridge=0.0):
+        self.alpha = alpha
+        self.column_scale = column_scale
+        self.least_squares = least_squares
+        self.n_samples = n_samples
+        self.total_weight = total_weight
+        self._design, self._linear, self._build = design, linear, build
+        self.gram = gram
+        self.ridge = ridge
+
+    def _built(self):
+        if self._design is None:
+            self._design, self._linear = self._build()
+        return self._design, self._linear
+
+    @property
+    def design(self):
+        return self._built()[0]
+
+    @property
+    def linear(self):
+        return self._built()[1]
+
+    def at(self, alpha, penalty):
+        """The problem at ``alpha`` with ``penalty`` (over ``column_scale * theta``)
+        on the same least squares (rows not built yet are built on first use)."""
+        least_squares = self.least_squares.with_penalty(penalty)
+        if self._design is not None:
+            return LassoProblem(alpha, self.column_scale, least_squares, self.n_samples,
+                                self.total_weight, self._design,
+                                self._linear.with_penalty(penalty), gram=self.gram)
+
+        def build():
+            design, linear = self._built()
+            return design, linear.with_penalty(penalty)
+
+        return LassoProblem(alpha, self.column_scale, least_squares, self.n_samples,
+                            self.total_weight, build=build, gram=self.gram)
+
+
+class LassoFit:
+    """What :meth:`LassoSolver.solve` found: the VO ``q`` ``family`` (its mean the
+    certified solution over ``column_scale * theta``), the VAN iterations and the
+    KKT corrections it took."""
+
+    def __init__(self, family, column_scale, n_iter, n_corrections):
+        self.family, self.column_scale = family, column_scale
+        self.n_iter, self.n_corrections = n_iter, n_corrections
+
+    @property
+    def coef(self):
+        """The solution over the scaled coordinates."""
+        return self.family.mean
+
+    def coef_in(self, column_scale):
+        """The solution over ``column_scale * theta`` (another problem's)."""
+        if column_scale is self.column_scale or np.array_equal(column_scale, self.column_scale):
+            return self.family.mean
+        return self.family.mean / self.column_scale * column_scale
+
+
+class LassoSolver:
+    """The Lasso (or elastic net) by VAN, from one alpha or along a path.
+
+    Minimises, multiplied by the total sample weight ``n``::
+
+        1/2 sum_i s_i (y_i - x_i^T w - b)^2 + n alpha (l1_ratio ||w||_1
+                                                       + (1 - l1_ratio) ||w||^2 / 2)
+
+    (the intercept ``b`` unpenalised where ``fit_intercept``). See the module's
+    docstring for how.
+
+    Parameters
+    ----------
+    settings : FitSettings
+        The solver's settings (schedule, expectations, covariance form, ...).
+    fit_intercept : bool, default=True
+    positive : bool, default=False
+        Coefficients constrained to ``>= 0`` (:func:`~skvan.sparse.nonnegative`).
+    l1_ratio : float, default=1.0
+        The L1 share of the penalty (1: the Lasso).
+    working_set_start : int, default=32
+        Columns of a wide fit's first working set (the most correlated with the
+        residual); each round at most doubles it with the worst KKT violators.
+    working_set_enter : float, default=0.5
+        A working set after the first is finished by KKT corrections that enter,
+        each time, every coordinate violating the conditions by at least this
+        fraction of the worst violation: its new columns are mostly in the
+        support (``python benchmarks/bench_wide.py --enter``).
+    path_corrections : int, default=100
+        A path's corrections of the previous alpha's support at the next one
+        (batches of violators for a quarter of them, then one coordinate at a
+        time, where batches of near-duplicate columns wander), and then as many
+        homotopy events from the previous alpha, before VAN runs (0: VAN at
+        every alpha whose support changed).
+    certificate : dict or None, default=None
+        Options of the stopping test, :class:`~skvan.van.LassoCertificate`
+        (``wait``, ``corrections``, ``enter``, ``kept``, ``readings``); None: its
+        defaults.
+    undecided_radius : float, default=3.0
+        :class:`~skvan.van.KeepSigns`'s ``radius``: the longest move, in standard
+        deviations of ``q``, of a coefficient whose sign ``q`` has not decided.
+    path_support : int, default=64
+        Along a path the homotopy follows the grid at once while the support has
+        at most this many coefficients (each event then costs ``O(p |S|)``, and
+        the alphas between two kinks need no check).
+    """
+
+    def __init__(self, settings, *, fit_intercept=True, positive=False, l1_ratio=1.0,
+                 working_set_start=32, working_set_enter=0.5, path_corrections=100,
+                 certificate=None, undecided_radius=3.0, path_support=64):
+        self.settings = settings
+        self.fit_intercept = fit_intercept
+        self.positive = positive
+        self.l1_ratio = l1_ratio
+        self.working_set_start = working_set_start
+        self.working_set_enter = working_set_enter
+        self.path_corrections = path_corrections
+        self.certificate = certificate
+        self.undecided_radius = undecided_radius
+        self.path_support = path_support
+
+    # -- the problem ------------------------------------------------------------------
+    def check(self, n_samples):
+        """A clear error where ``positive=True`` meets settings it cannot be solved
+        under: it is solved through ``X^T X`` by VO (:func:`~skvan.sparse.nonnegative`)."""
+        if not self.positive:
+            return
+        s = self.settings
+        reasons = [
+            (s.objective == "vi", "objective='vi' (a constrained posterior is not Gaussian)"),
+            (not s.exact_full_batch(n_samples), "expectation='mc'/'quadrature' or batch_size"),
+            (s.covariance in GRAM_FORMS, f"covariance={s.covariance!r}"),
+        ]
+        for failed, what in reasons:
+            if failed:
+                raise ValueError(
+                    f"positive=True is solved through X^T X and does not support {what}. "
+                    "Use objective='vo', expectation='exact' on the full data, and "
+                    "covariance='full' or 'diag'."
+                )
+
+    def strength(self, n_params, total_weight, alpha):
+        """The L1 strengths ``alpha l1_ratio n`` over ``[coef, intercept]`` (0 on the
+        intercept)."""
+        strength = np.full(n_params, alpha * self.l1_ratio * total_weight)
+        if self.fit_intercept:
+            strength[-1] = 0.0
+        return strength
+
+    def ridge(self, total_weight, alpha):
+        """The ridge's weight ``r = alpha (1 - l1_ratio) n`` on ``||w||^2 / 2``."""
+        return alpha * (1.0 - self.l1_ratio) * total_weight
+
+    def rows_objective(self, Xd, y, sample_weight, alpha):
+        """Least squares on the design ``Xd`` (``[X, 1]``) with the L1 penalty at
+        ``alpha``; with a ridge, on ``[Xd; sqrt(r) I]`` (the intercept's column 0 in
+        the extra rows) with ``y`` padded with zeros."""
+        total = float(np.sum(sample_weight))
+        ridge = self.ridge(total, alpha)
+        if ridge > 0:
+            Xd, y, sample_weight = _ridge_rows(Xd, y, sample_weight, ridge, self.fit_intercept)
+        strength = self.strength(Xd.shape[1], total, alpha)
+        return LinearModelObjective(Xd, y, SquaredLoss(), sample_weight, L1Penalty(strength))
+
+    def problem(self, design, y, sample_weight, alpha, gram=None, on_rows=False):
+        """What a fit at ``alpha`` solves (:class:`LassoProblem`), from the design
+        ``design(X)``-built rows. Through ``X^T W X`` formed with ``X^T W y`` and
+        the columns' statistics in one pass over the rows (:meth:`statistics`, or
+        ``gram``, a path's), the rows' objective built only where VAN needs it;
+        through the rows where ``on_rows`` (the Gram covariance forms) or where
+        the Gram matrix cannot stand in for the columns' statistics (extreme
+        entries, zero weights: the rows are rescaled first, and their Gram
+        matrix formed in those coordinates)."""
+        if not on_rows:
+            gram = self.statistics(design.X, y, sample_weight) if gram is None else gram
+            if gram is not None:
+                return self.gram_problem(design, y, sample_weight, alpha, gram)
+        return self._rows_problem(design, y, sample_weight, alpha, on_rows)
+
+    def _rows_problem(self, design, y, sample_weight, alpha, on_rows):
+        """The problem from the rows' objective, rescaled by the Jacobi scale of its
+        columns, then (but for the Gram forms) its Gram matrix formed in those
+        coordinates."""
+        full = self.rows_objective(design.Xd, y, sample_weight, alpha)
+        column_scale = full.column_scale()
+        linear = full.reparametrised(column_scale)
+        least_squares = linear if on_rows else QuadraticObjective.from_linear(linear)
+        total = float(np.sum(sample_weight))
+        return LassoProblem(alpha, column_scale, least_squares, full.X.shape[0], total, full,
+                            linear, ridge=self.ridge(total, alpha))
+
+    def statistics(self, X, y, sample_weight):
+        """The least squares on ``[X, 1]`` and its columns' statistics, ``(raw, top,
+        squares)`` (:meth:`~skvan.objectives.QuadraticObjective.from_design`,
+        ``gram_column_statistics``); None where they cannot be read off the Gram
+        matrix."""
+        with np.errstate(over="ignore", invalid="ignore"):  # extreme entries: None
+            raw = QuadraticObjective.from_design(X, y, sample_weight, self.fit_intercept)
+        top, squares = gram_column_statistics(raw.G, sample_weight)
+        return None if top is None else (raw, top, squares)
+
+    def gram_problem(self, design, y, sample_weight, alpha, gram):
+        """The problem at ``alpha`` from one pass's statistics ``gram``: its least
+        squares plus the ridge's ``r I``, rescaled by the Jacobi scale computed
+        from the columns' statistics; the rows' objective built on first use."""
+        raw, top, squares = gram
+        n_features, rows_weight = design.n_features, raw.total_weight
+        ridge = self.ridge(rows_weight, alpha)
+        extra = n_features if ridge > 0 else 0
+
+        def build():
+            full = self.rows_objective(design.Xd, y, sample_weight, alpha)
+            return full, full.reparametrised(column_scale)
+
+        def rows_squares(norm):  # entries beyond 1e+-100 (or a huge ridge): the rows'
+            full = self.rows_objective(design.Xd, y, sample_weight, alpha)
+            return weighted_column_squares(full.X, full.sample_weight, norm)
+
+        G = raw.G
+        if extra:
+            # [X; r I] with weights [w, 1]: the ridge rows add r to each feature's
+            # weighted squares and sqrt(r) to its largest entry.
+            top, squares, G = top.copy(), squares.copy(), G.copy()
+            top[:n_features] = np.maximum(top[:n_features], np.sqrt(ridge))
+            squares[:n_features] += ridge
+            G[np.arange(n_features), np.arange(n_features)] += ridge
+        total = rows_weight + extra
+        column_scale = jacobi_scale_from(
+            total, top, lambda norm: squares if norm is None else rows_squares(norm), 0.0,
+            design.n_samples + extra)
+        penalty = L1Penalty(self.strength(raw.n_params, rows_weight, alpha)).reparametrised(
+            column_scale)
+        least_squares = QuadraticObjective(G, raw.b, raw.c, total_weight=total).rescaled(
+            column_scale, penalty)
+        return LassoProblem(alpha, column_scale, least_squares, design.n_samples + extra,
+                            rows_weight, build=build, gram=gram, ridge=ridge)
+
+    def at_alpha(self, problem, alpha, design, y, sample_weight):
+        """``problem`` at another ``alpha``: the L1 strengths re-weighted on the same
+        least squares; with a ridge, which changes with alpha, built again from the
+        statistics formed once (``problem.gram``)."""
+        if self.l1_ratio < 1.0:
+            return self.problem(design, y, sample_weight, alpha, problem.gram,
+                                on_rows=problem.gram is None)
+        strength = problem.least_squares.penalty.strength * (alpha / problem.alpha)
+        return problem.at(alpha, L1Penalty(strength))
+
+    def solved(self, problem):
+        """``(solved, f)``: the least squares the certificate checks (with
+        ``positive``, its non-negative form) and the function VAN minimises (that,
+        or the rows' objective where expectations or batches need rows)."""
+        solved = nonnegative(problem.least_squares) if self.positive else problem.least_squares
+        exact = self.settings.exact_full_batch(problem.n_samples)
+        return solved, solved if exact else problem.linear
+
+    # -- one alpha ----------------------------------------------------------------------
+    def solve(self, problem, rng, start=None):
+        """The VO ``q`` of ``problem`` (:class:`LassoFit`), its mean the certified
+        solution: VAN from ``start`` (a mean over ``[coef, intercept]``, or None)
+        with the certificate, on working sets where the parameters outnumber the
+        rows."""
+        solved, f = self.solved(problem)
+        start = None if start is None else start * problem.column_scale
+        if self.settings.exact_full_batch(problem.n_samples) and solved.n_params > problem.n_samples:
+            return self._solve_wide(problem.linear, start, rng, problem.column_scale)
+        family = self.settings.initial_family(problem.least_squares, start)
+        coef, result, n_corrections, _ = self.solve_support(f, solved, family, rng)
+        family.mean = coef
+        return LassoFit(family, problem.column_scale, result.n_iter, n_corrections)
+
+    def solve_support(self, f, quadratic, family, rng, schedule=None, warn=True):
+        """VO from ``family`` until the support read off ``q`` passes the KKT check
+        (:class:`~skvan.van.LassoCertificate`), then the certified values; returns
+        ``(coef, result, n_corrections, ok)`` and warns (if ``warn``) when the
+        check failed. With deterministic expectations on the full data each step
+        is the whole-step backtrack with memory, restricted by
+        :class:`~skvan.van.KeepSigns` under the exact curvature (the Gauss-Newton
+        one is that of a quadratic upper bound of ``E|theta|``, whose steps descend
+        across 0: cut there, coefficients that had to change sign froze at 0)."""
+        s = self.settings
+        n_samples = getattr(f, "n_samples", None)
+        certificate = LassoCertificate(quadratic, s.stop(n_samples), **(self.certificate or {}))
+        checkable = s.expectation != "mc" and not s.stochastic(n_samples)
+        keep = (KeepSigns(quadratic.penalty.strength, self.undecided_radius)
+                if s.hessian == "exact" else None)
+        if schedule is None:
+            schedule = s.schedule(n_samples, "vo")
+        # Accepted steps may follow the schedule (at least doubling: a constant
+        # beta must be able to recover from a halving).
+        step = BetaBacktrack(ObjectiveDecrease(), memory=True, restrict=keep,
+                             growth=max(2.0, getattr(schedule, "growth", 2.0))) if checkable else None
+        result = s.solve(f, family, rng, objective="vo", step=step, stop=certificate,
+                         schedule=schedule)
+        coef, n_corrections, ok = certificate.finish(family, result.converged)
+        # An unconverged run has already warned (one warning per fit).
+        if not ok and warn and result.converged:
+            warn_uncertified(n_corrections)
+        return coef, result, n_corrections, ok
+
+    def _solve_wide(self, linear, start, rng, column_scale):
+        """VO on working sets of columns (:func:`~skvan.van.solve_on_working_sets`):
+        the first solved by VAN on its own ``X_W^T W X_W`` with the certificate,
+        each larger one by the certificate's corrections from the previous
+        solution (VAN again only where they fail); the rest certified by the KKT
+        check on all columns. The returned ``q`` is over all columns in the form
+        the settings name, with the data's curvature accumulated by the last run
+        and the L1 curvature of its set (coordinates never in a set keep their
+        starting precision)."""
+        strength = linear.penalty.strength
+        free = strength == 0
+        w = np.zeros(linear.n_params) if start is None else start
+        grad = linear.smooth_gradient(w)  # with positive, only g_j < 0 can make w_j > 0
+        ratio = (-grad if self.positive else np.abs(grad)) / np.where(free, np.inf, strength)
+        first = np.union1d(np.argsort(-ratio, kind="stable")[:self.working_set_start],
+                           np.flatnonzero(free | (w != 0)))
+        runs, finished = [], []
+
+        def solve_on(columns, mean):
+            return self._solve_set(linear, columns, mean, rng, runs, finished)
+
+        coef, columns, infos, certified = solve_on_working_sets(
+            lambda w: kkt_excess(linear, w, nonnegative=self.positive), solve_on, first,
+            linear.n_params)
+        columns, lam_w, quad, inner, result = runs[-1]  # q's precision: the last VAN run
+        n_corrections = sum(i[1] for i in infos)
+        if not (finished[-1] and certified) and result.converged:
+            warn_uncertified(n_corrections)
+        # P_W = diag(lam_W) + c G_W with c the sum of the accepted betas (VO: keep = 1).
+        c = float(sum(h["beta"] for h in result.history))
+        lam = unit_predictor_precision(linear.X, linear.sample_weight, "diag")
+        lam[columns] = np.maximum(np.diag(inner.precision) - c * np.diag(quad.G), lam_w)
+        family = family_from_parts(self.settings.covariance, coef, lam, c * linear.weights,
+                                   linear.X, free)
+        return LassoFit(family, column_scale, sum(i[0] for i in infos), n_corrections)
+
+    def _solve_set(self, linear, columns, mean, rng, runs, finished):
+        """One working set of :meth:`_solve_wide`: ``(coef, (n_iter, n_corrections))``.
+        After the first, ``q`` has converged on the previous set: its support, with
+        the new columns at 0, is finished as a converged fit is (corrections enter
+        several violators at once); VAN runs again only if that fails, on a new
+        ``q`` (``P_W = diag(lam) + c G_W``) from the last round's mean: the support
+        is mostly known, ``q`` need not explore."""
+        quad = QuadraticObjective.from_linear(linear.restricted(columns))
+        solved = nonnegative(quad) if self.positive else quad
+        if runs:
+            coef, n_corrections, ok = kkt_finish(solved, mean, np.zeros_like(mean),
+                                                 enter=self.working_set_enter)
+            if ok:
+                finished.append(ok)
+                return coef, (0, n_corrections)
+        lam = unit_predictor_precision(linear.X[:, columns], linear.sample_weight, "diag")
+        family = family_from_parts("full", mean, lam, np.zeros(0), np.zeros((0, lam.size)))
+        schedule = GeometricSchedule(self.settings.beta,
+                                     self.settings.schedule(None, "vo").growth)
+        # Only the last set's certificate matters: no warning per set.
+        coef, result, n_corrections, ok = self.solve_support(solved, solved, family, rng,
+                                                             schedule, warn=False)
+        runs.append((columns, lam, quad, family, result))
+        finished.append(ok)
+        return coef, (result.n_iter, n_corrections)
+
+    def finish(self, problem, fitted, rng, objective="vo"):
+        """From the VO fit ``fitted``: ``(family, noise_variance, n_iter)``, the ``q``
+        the fitted attributes read (under ``objective="vi"`` the posterior, fitted
+        from the VO solution), the noise variance of the solution's residuals
+        and the VI run's iterations (``fitted.n_iter`` under VO)."""
+        least_squares, coef, total = problem.least_squares, fitted.coef, problem.total_weight
+        w = (coef / problem.column_scale)[:-1 if self.fit_intercept else None]
+        ridge_part = problem.ridge * float(w @ w)  # the ridge rows' share: not residuals
+        noise = noise_variance(least_squares, coef, total, ridge_part)
+        if objective != "vi":
+            return fitted.family, noise, fitted.n_iter
+        family = self.settings.initial_family(least_squares, coef)
+        floor = np.finfo(np.float64).eps * max(2.0 * least_squares.c / max(total, 1e-300), 1e-300)
+        log_joint = self.solved(problem)[1].multiplied(1.0 / max(noise, floor))
+        return family, noise, self.settings.solve(log_joint, family, rng,
+                                                  objective="vi").n_iter
+
+    # -- a path --------------------------------------------------------------------------
+    def path(self, design, y, sample_weight, alphas, rng, on_rows=False, lean=True):
+        """The solutions at ``alphas`` (decreasing), each from the previous one's:
+        yields ``(problem, fit)`` per alpha (``fit.n_iter`` the VAN iterations it
+        needed). ``lean``: only the coefficients are read (VO, no spread), so the
+        first alpha starts from 0 (certified from ``alpha_max`` up) and, while the
+        support is small, the homotopy gives the alphas between two kinks without
+        a check (the family is then a placeholder around the solution); otherwise
+        the first alpha is a fit and each later one carries its ``q``."""
+        problem = self.problem(design, y, sample_weight, alphas[0], on_rows=on_rows)
+        fit, k = None, 0
+        if lean:
+            n_params = problem.least_squares.n_params
+            fit = LassoFit(make_family("diag", np.zeros(n_params), np.ones(n_params)),
+                           problem.column_scale, 0, 0)
+        previous = None
+        while k < len(alphas):
+            problem = self.at_alpha(problem, float(alphas[k]), design, y, sample_weight)
+            fit = self.solve(problem, rng) if fit is None else self.warm(previous, problem,
+                                                                          fit, rng)
+            yield problem, fit
+            previous, k = problem, k + 1
+            if lean and k < len(alphas):
+                for problem, fit in self._follow(previous, fit, alphas[k:], design, y,
+                                                 sample_weight):
+                    yield problem, fit
+                    previous, k = problem, k + 1
+
+    def warm(self, before, problem, fit, rng):
+        """``problem``'s solution from ``fit``, the solution at the previous alpha
+        (``before``): corrections of its support (a quarter of
+        ``path_corrections`` in batches of violators, then one at a time); where
+        they fail and the two problems share ``X^T W X``, the homotopy between
+        them; where that fails too, VAN from the previous solution with the
+        precision restarted from its initial scale (a converged VO ``q`` has
+        concentrated, and from it VAN could not widen ``q`` to find the
+        coefficients that enter)."""
+        family, start = fit.family, fit.coef_in(problem.column_scale)
+        if self.settings.exact_full_batch(problem.n_samples):
+            solved = self.solved(problem)[0]
+            coef, n, ok = kkt_finish(solved, start, np.zeros_like(start),
+                                     max_corrections=self.path_corrections,
+                                     enter=self.working_set_enter)
+            if not ok and before is not None:
+                previous = self.solved(before)[0]
+                if previous.support_systems() is solved.support_systems():
+                    coef, events, ok = kkt_follow(previous, solved, start,
+                                                  max_events=self.path_corrections)
+                    n += events
+            if ok:
+                family.mean = coef
+                return LassoFit(family, problem.column_scale, 0, n)
+        return self.solve(problem, rng, start / problem.column_scale)
+
+    def _follow(self, problem, fit, alphas, design, y, sample_weight):
+        """The lean path's next alphas from ``fit`` at ``problem`` by one homotopy
+        while the support has at most ``path_support`` coefficients: yields
+        ``(problem, fit)`` for the alphas it reached (none where it cannot: a ridge
+        that changes with alpha, expectations that need rows, a support already
+        too large)."""
+        alphas = np.asarray(alphas, dtype=np.float64)
+        if (self.l1_ratio < 1.0 or not self.settings.exact_full_batch(problem.n_samples)
+                or np.count_nonzero(fit.coef) > self.path_support):
+            return
+        end = self.at_alpha(problem, float(alphas[-1]), design, y, sample_weight)
+        before, after = self.solved(problem)[0], self.solved(end)[0]
+        if before.support_systems() is not after.support_systems():
+            return
+        at = np.clip((problem.alpha - alphas) / (problem.alpha - alphas[-1]), 0.0, 1.0)
+        coefs, reached, _ = kkt_path(before, after, fit.coef, at,
+                                     max_support=self.path_support)
+        for alpha, coef in zip(alphas[:reached], coefs[:reached]):
+            fit.family.mean = coef
+            at_alpha = end if alpha == alphas[-1] else self.at_alpha(problem, float(alpha),
+                                                                     design, y, sample_weight)
+            yield at_alpha, LassoFit(fit.family, problem.column_scale, 0, 0)
+
+
+def noise_variance(quadratic, theta, total, not_residual=0.0):
+    """Weighted residual variance at ``theta`` with a degrees-of-freedom factor,
+    ``total`` the rows' total weight (``not_residual``: the part of ``2
+    quadratic.smooth_value`` that is not a residual sum of squares, such as an
+    elastic net's ridge rows)."""
+    rss = max(2.0 * quadratic.smooth_value(theta) - not_residual, 0.0)
+    dof = int(np.count_nonzero(theta))
+    if total > dof:
+        return rss / (total - dof)
+    return rss / total if total > 0 else 0.0
+
+
+def _ridge_rows(Xd, y, sample_weight, ridge, fit_intercept):
+    """``[Xd; sqrt(r) I]`` (the intercept's column 0 in the extra rows), ``y``
+    padded with zeros and the extra rows' weights 1."""
+    n_features = Xd.shape[1] - int(fit_intercept)
+    rows = np.sqrt(ridge) * np.eye(n_features, Xd.shape[1])
+    Xd = (sp.vstack([Xd, sp.csr_matrix(rows)], format="csr") if sp.issparse(Xd)
+          else np.vstack([Xd, rows]))
+    y = np.concatenate([np.asarray(y, dtype=np.float64), np.zeros(n_features)])
+    weights = np.concatenate([np.asarray(sample_weight, dtype=np.float64), np.ones(n_features)])
+    return Xd, y, weights
+
+
+__all__ = ["Design", "LassoFit", "LassoProblem", "LassoSolver", "noise_variance"]
