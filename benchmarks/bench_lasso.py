@@ -365,6 +365,114 @@ def path_comparison(repeats):
               f"   {int(np.sum(warm))} / {int(cold)}")
 
 
+def wide_datasets():
+    """``(name, X, y)`` for ``--wide``: collinear problems with as many columns as
+    rows or more (standardised columns, centred ``y``), where coefficients are
+    not unique and only the objective can be compared."""
+    rng = np.random.default_rng(0)
+    F = rng.standard_normal((2000, 400))  # 400 factors, 5 near-duplicate columns each
+    X = np.repeat(F, 5, axis=1) + 0.01 * rng.standard_normal((2000, 2000))
+    w = np.zeros(400)
+    w[rng.choice(400, 40, replace=False)] = rng.choice([-1, 1], 40) * rng.uniform(0.5, 2, 40)
+    yield "groups of 5 near-duplicates 2000 x 2000", X, F @ w + rng.standard_normal(2000)
+    for rank, k, noise, seed in ((60, 100, 0.3, 1), (200, 600, 0.2, 3)):
+        rng = np.random.default_rng(seed)
+        X = (rng.standard_normal((2000, rank)) @ rng.standard_normal((rank, 2200)) / np.sqrt(rank)
+             + noise * rng.standard_normal((2000, 2200)))
+        beta = np.zeros(2200)
+        beta[rng.choice(2200, k, replace=False)] = rng.standard_normal(k)
+        yield f"factor model rank {rank}, {k} true 2000 x 2200", X, X @ beta + rng.standard_normal(2000)
+    rng = np.random.default_rng(2)
+    Z = rng.standard_normal((500, 10_001))
+    X = np.sqrt(0.5) * (Z[:, :-1] + Z[:, 1:])
+    w = np.zeros(10_000)
+    w[rng.choice(10_000, 20, replace=False)] = rng.choice([-1, 1], 20) * rng.uniform(0.5, 2, 20)
+    yield "neighbour-correlated 500 x 10000", X, X @ w + rng.standard_normal(500)
+
+
+def lasso_objective(X, y, coefs, alphas):
+    """``1/(2n) ||y - X w||^2 + alpha ||w||_1`` at each column of ``coefs``."""
+    residual = y[:, None] - X @ coefs
+    return 0.5 * np.mean(residual**2, axis=0) + alphas * np.abs(coefs).sum(axis=0)
+
+
+def matched_tol(run, X, y, alphas, best, target=1e-6, budget=120.0):
+    """The loosest of tol = 1e-4, 1e-5, ... 1e-10 at which ``run(tol)`` (coefficients
+    per alpha) is within ``target`` of the ``best`` objective at every alpha:
+    ``(tol, its objectives, reached)``. A run longer than ``budget`` seconds ends
+    the search (``reached`` False: the peer did not get there in that time)."""
+    for tol in 10.0 ** -np.arange(4, 11):
+        seconds, coefs = timed(lambda: run(tol))
+        objective = lasso_objective(X, y, coefs, alphas)
+        if np.max((objective - best) / best) <= target:
+            return tol, objective, True
+        if seconds > budget:
+            break
+    return tol, objective, False
+
+
+def wide_paths(repeats, n_alphas=30):
+    """van_lasso_path against lasso_path and celer_path, and VANLassoCV against
+    LassoCV, on wide collinear data: ``n_alphas`` down to ``1e-2 alpha_max``, each
+    peer at the loosest tol reaching a 1e-6 relative objective gap at every alpha."""
+    from sklearn.linear_model import LassoCV, lasso_path
+    from sklearn.model_selection import KFold
+
+    from skvan import VANLassoCV, van_lasso_path
+
+    try:
+        from celer import celer_path
+    except ImportError:  # a benchmarks-only extra
+        celer_path = None
+    cv = KFold(5, shuffle=True, random_state=0)
+    print(f"Lasso paths on wide collinear data: {n_alphas} alphas to 1e-2 alpha_max; peers at "
+          "the loosest tol reaching a 1e-6 relative objective gap at every alpha; minima of "
+          f"{repeats} alternating repeats (s)\n")
+    print(f"{'data':<42}{'VAN':>7}{'lasso_path':>11}{'tol':>7}{'ratio':>7}{'celer':>7}{'tol':>7}"
+          f"{'ratio':>7}{'VAN CV':>8}{'LassoCV':>8}{'ratio':>7}  alpha_ equal  VAN gap")
+    for name, X, y in wide_datasets():
+        X = (X - X.mean(axis=0)) / X.std(axis=0)
+        y = y - y.mean()
+        alpha_max = np.max(np.abs(X.T @ y)) / len(y)
+        alphas = np.geomspace(alpha_max, 1e-2 * alpha_max, n_alphas)
+        van = van_lasso_path(X, y, alphas=alphas)[1]
+        best = lasso_objective(X, y, van, alphas)
+        runs = {"lasso_path": lambda tol: lasso_path(X, y, alphas=alphas, tol=tol)[1]}
+        if celer_path is not None:
+            runs["celer"] = lambda tol: celer_path(X, y, "lasso", alphas=alphas, tol=tol)[1]
+        tols = {key: matched_tol(run, X, y, alphas, best) for key, run in runs.items()}
+        times = {key: [] for key in ("VAN", *runs, "VAN CV", "LassoCV")}
+        for _ in range(repeats):
+            times["VAN"].append(timed(lambda: van_lasso_path(X, y, alphas=alphas))[0])
+            for key, run in runs.items():
+                times[key].append(timed(lambda: run(tols[key][0]))[0])
+                if not tols[key][2]:
+                    times[key][-1] = -times[key][-1]  # did not reach the target: at least
+            t, van_cv = timed(lambda: VANLassoCV(alphas=alphas, cv=cv).fit(X, y))
+            times["VAN CV"].append(t)
+            # LassoCV at lasso_path's matched tol (its default where none matched:
+            # then a lower bound of the matched time, marked).
+            cv_tol = tols["lasso_path"][0] if tols["lasso_path"][2] else 1e-4
+            t, ref_cv = timed(lambda: LassoCV(alphas=alphas, cv=cv, tol=cv_tol).fit(X, y))
+            times["LassoCV"].append(t)
+        t = {key: min(np.abs(values)) for key, values in times.items()}
+
+        def cells(key, width):
+            """Time, tol and VAN's ratio; '>' where the peer missed the target."""
+            if key not in t:
+                return f"{'-':>{width}}{'-':>7}{'-':>7}"
+            more = "" if tols[key][2] else ">"
+            return (f"{more + format(t[key], '.2f'):>{width}}{tols[key][0]:>7.0e}"
+                    f"{('<' if more else '') + format(t['VAN'] / t[key], '.2f'):>7}")
+
+        # The VAN path's objective against the best any peer reached at each alpha.
+        floor = np.minimum(best, *(objective for _, objective, _ in tols.values()))
+        print(f"{name:<42}{t['VAN']:>7.2f}{cells('lasso_path', 11)}{cells('celer', 7)}"
+              f"{t['VAN CV']:>8.2f}{('' if tols['lasso_path'][2] else '>') + format(t['LassoCV'], '.2f'):>8}"
+              f"{t['VAN CV'] / t['LassoCV']:>7.2f}  {str(van_cv.alpha_ == ref_cv.alpha_):>12}"
+              f"  {np.max((best - floor) / floor):.0e}", flush=True)
+
+
 @contextlib.contextmanager
 def engine_options(**options):
     """Every VANLassoRegressor's engine (:class:`skvan.van.LassoSolver`) built with
@@ -479,6 +587,8 @@ def main():
     parser.add_argument("--growth", action="store_true",
                         help="only compare beta_growth values over 15 problems")
     parser.add_argument("--path", action="store_true", help="only VANLassoCV against LassoCV")
+    parser.add_argument("--wide", action="store_true",
+                        help="only the paths and CV on wide collinear data (with celer_path)")
     parser.add_argument("--checks", action="store_true",
                         help="only the certificate's KKT checks in each order of its readings "
                              "(and with the first reading the empty support)")
@@ -521,6 +631,8 @@ def run(args):
         return growth_sweep()
     if args.path:
         return path_comparison(args.repeats)
+    if args.wide:
+        return wide_paths(args.repeats)
     if args.enet_path:
         return enet_path_comparison(args.repeats)
     if args.checks:

@@ -11,12 +11,11 @@ the BLAS on one thread around such work (every library, or scipy's alone
 around its LAPACK calls), through threadpoolctl, as scikit-learn limits the
 BLAS around its own small kernels.
 
-The passes over the rows run on the user's threads, at every size. A
-one-thread limit around the whole loop of small fits (below ``1e8``
-multiply-adds per pass, until 2026-11-28) made them slower once each fit
-followed fits of its own, and protected them only from another library's
+The passes over the rows run on the user's threads, at every size: a
+one-thread limit around the whole loop of small fits makes them slower once each
+fit follows fits of its own, and protects them only from another library's
 threads still spinning right after that library's work (``python
-benchmarks/bench_passes.py --blas-threads``, benchmarks/RESULTS.md).
+benchmarks/bench_passes.py --blas-threads`` compares the two).
 """
 
 import contextlib
@@ -88,9 +87,9 @@ class _OneBlasThread:
 
 
 #: Below this many parameters the KKT work runs as it is: its systems are too
-#: small for the BLAS to thread, and a limit costs microseconds a call (with it
-#: at every size, ``python benchmarks/bench_lasso.py --path`` put ``VANLassoCV``
-#: on diabetes, 500 calls, at 1.4x ``LassoCV``'s time against 1.1).
+#: small for the BLAS to thread, and a limit costs microseconds a call, which a
+#: path of small fits makes by the hundred (``python benchmarks/bench_lasso.py
+#: --path``).
 ONE_THREAD_FROM = 64
 
 
@@ -99,10 +98,7 @@ def _one_blas_thread(n_params):
     limits it around small kernels) for the KKT work on ``n_params`` parameters:
     its solves are dense systems of the support's size, where a second thread
     gains little and, on a machine whose cores are shared, waits for its
-    wake-up. On the 500 x 10,000 wide Lasso of ``python benchmarks/bench_wide.py``
-    VAN's median was 80-180 ms over a day's runs with two threads on a loaded
-    2-core machine, and 68 and 92 ms in the two runs with the KKT work on one
-    (RESULTS.md)."""
+    wake-up (``python benchmarks/bench_wide.py``'s wide Lasso)."""
     if n_params < ONE_THREAD_FROM:
         return _NO_CONTEXT
     return _OneBlasThread()

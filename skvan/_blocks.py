@@ -1,16 +1,11 @@
 """Row blocks for the passes over the data.
 
 Whole-array temporaries of ``n_samples x n_params`` (or ``x n_nodes``) cost more
-in page faults than in arithmetic once they pass a few megabytes: on a
-100,000 x 101 design, ``X^T diag(d) X`` takes 85-300 ms as one product and 45 ms
-in blocks of 8,192 rows (benchmarks/bench_logistic.py). Every pass over the rows
-goes through :func:`row_blocks`.
-
-Blocks of 2 MB beat 8 MB ones on every shape measured
-(``python benchmarks/bench_passes.py``, the Gram product ``X_d^T X_d`` and the
-predictor variances, ms, 8 MB -> 2 MB): 1,000,000 x 21: 34 -> 27 and 35 -> 27;
-100,000 x 101: 31 -> 20 and 37 -> 23; 20,000 x 201: 16 -> 12 and 18 -> 16.
-Blocks of 128 KB lose again (36, 49; 29, 28; 21, 20).
+in page faults than in arithmetic once they pass a few megabytes, so every pass
+over the rows goes through :func:`row_blocks`. Blocks of 2 MB stay in the cache
+where larger ones do not, and are large enough for the BLAS to run at full speed
+(``python benchmarks/bench_passes.py`` times the Gram product and the predictor
+variances for several block sizes).
 """
 
 #: Entries per temporary block (2 MB of float64).

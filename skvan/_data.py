@@ -107,10 +107,10 @@ def column_statistics(X, w=None):
 
     The squares overflow to inf where entries exceed about 1e154
     (:func:`~skvan.objectives._linear.jacobi_scale_from` then sums them again
-    normalised). A dense pass takes ``|x|`` of each row block: numpy's ``max`` and
-    ``min`` over ``axis=0`` of a C-ordered array and a separate pass for the
-    squares took 1.5x (1e6 x 21) to 3x (1e5 x 101) the time of this one pass
-    (``python benchmarks/bench_passes.py --columns``).
+    normalised). A dense pass takes ``|x|`` of each row block: one pass, where
+    numpy's ``max`` and ``min`` over ``axis=0`` of a C-ordered array and a
+    separate pass for the squares read the rows three times (``python
+    benchmarks/bench_passes.py --columns``).
     """
     if sp.issparse(X):
         top = np.asarray(abs(X).max(axis=0).todense()).ravel().astype(np.float64)
@@ -145,9 +145,8 @@ def gram(X, d):
     Dense: accumulated over row blocks; with ``d >= 0`` each block is the
     symmetric rank-k product ``X_d^T X_d``, ``X_d = sqrt(d) X``. The first
     block's product is the accumulator: a zeroed ``p x p`` array to add it to
-    cost 4-8 times the product on designs of a few rows (80 x 301: 1.0-1.8 ms
-    against 0.14-0.23; ``python benchmarks/bench_passes.py --gram``), the same
-    on tall ones.
+    costs more than the product on designs of a few rows (``python
+    benchmarks/bench_passes.py --gram``).
     """
     return gram_and_tdot(X, d)[0]
 
@@ -187,10 +186,10 @@ def augmented_gram(X, y, w, fit_intercept):
     least-squares problem's Gram matrix, ``X^T W y`` and ``y^T W y`` from one
     pass over the rows of a dense ``X`` (``w >= 0``), neither the design with its
     column of ones nor any ``n x p`` temporary formed. Each row block ``sqrt(w)
-    [x, 1, y]`` is one symmetric rank-k product. On 20,000 x 100 and 100,000 x 20
-    this took 8.2 and 6.2 ms against 15.1 and 16.0 for the separate passes it
-    replaced in a Lasso fit (the design, its column statistics, row norms, Gram
-    matrix and ``X^T W y``; ``python benchmarks/bench_passes.py --augmented``).
+    [x, 1, y]`` is one symmetric rank-k product, where a Lasso fit would
+    otherwise make separate passes for the design, its column statistics, row
+    norms, Gram matrix and ``X^T W y`` (``python benchmarks/bench_passes.py
+    --augmented``).
     """
     n, p = X.shape
     k = p + int(fit_intercept) + 1

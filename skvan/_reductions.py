@@ -1,11 +1,10 @@
 """Reductions of small arrays without ``ufunc.reduce``'s fixed cost.
 
 ``a.any()``, ``a.all()``, ``a.max()`` and ``a.min()`` go through numpy's
-Python-level ``_methods`` and ``ufunc.reduce``: about 0.7 us each on a dozen
-entries, against about 0.2 us for these, which count with
-``np.count_nonzero`` and index with ``argmax``/``argmin`` (``python
-benchmarks/bench_passes.py --reductions``). A Lasso fit on diabetes' 11
-parameters made about 60 such reductions, in its KKT checks, set-up and
+Python-level ``_methods`` and ``ufunc.reduce``, whose fixed cost is several
+times that of these, which count with ``np.count_nonzero`` and index with
+``argmax``/``argmin`` (``python benchmarks/bench_passes.py --reductions``). A
+small Lasso fit makes dozens of such reductions, in its KKT checks, set-up and
 iteration. The results are the same: a count of nonzeros is what ``any`` and
 ``all`` test, and ``argmax`` returns the first maximum (the first NaN, where
 ``max`` returns NaN). Only a zero's sign can differ (``max`` of ``-0.0`` and

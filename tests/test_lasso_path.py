@@ -40,11 +40,10 @@ def test_path_matches_lasso_path_at_every_alpha(name):
 
 
 @pytest.mark.parametrize("name", list(PROBLEMS))
-def test_path_follows_its_kinks_by_homotopy(name):
-    """The first alpha is certified at 0 and each next one followed from the
-    previous alpha's solution by homotopy (kkt_follow): no VAN iteration anywhere
-    on the path (at 6d2ab81 VAN ran at each of the kinks), and every alpha's
-    coefficients are lasso_path's."""
+def test_path_follows_its_kinks_without_van(name):
+    """The first alpha is certified at 0 and the next ones followed from it (by
+    homotopy while the support is small): no VAN iteration anywhere on the path,
+    and every alpha's coefficients are lasso_path's."""
     X, y = PROBLEMS[name]
     X, y = X - X.mean(axis=0), y - y.mean()
     alphas, coefs, gaps, n_iter = van_lasso_path(X, y, n_alphas=50, return_n_iter=True)
@@ -53,6 +52,61 @@ def test_path_follows_its_kinks_by_homotopy(name):
     assert np.all(gaps <= 1e-6 * np.mean(y**2))
     changed = np.any(np.sign(coefs[:, 1:]) != np.sign(coefs[:, :-1]), axis=0)
     assert changed.sum() >= 8 and np.all(n_iter == 0)
+
+
+def _collinear(kind, seed=0):
+    """Wide collinear data whose Lasso coefficients are not unique: groups of three
+    near-duplicate columns, or a rank-20 factor model with noise (150 x 300 both);
+    standardised columns, centred ``y``."""
+    rng = np.random.default_rng(seed)
+    if kind == "groups":
+        F = rng.standard_normal((150, 100))
+        X = np.repeat(F, 3, axis=1) + 0.05 * rng.standard_normal((150, 300))
+        y = F[:, :30] @ rng.uniform(0.5, 2.0, 30) + rng.standard_normal(150)
+    else:
+        X = (rng.standard_normal((150, 20)) @ rng.standard_normal((20, 300)) / np.sqrt(20)
+             + 0.3 * rng.standard_normal((150, 300)))
+        beta = np.zeros(300)
+        beta[rng.choice(300, 90, replace=False)] = rng.standard_normal(90)
+        y = X @ beta + rng.standard_normal(150)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    return X, y - y.mean()
+
+
+def _objective(X, y, coefs, alphas):
+    residual = y[:, None] - X @ coefs
+    return 0.5 * np.mean(residual**2, axis=0) + alphas * np.abs(coefs).sum(axis=0)
+
+
+@pytest.mark.parametrize("kind", ["groups", "factor"])
+def test_path_on_wide_collinear_data_reaches_lasso_paths_objective(kind):
+    """Where columns are near-duplicates the coefficients are not unique and only
+    the objective can be compared: at every one of 30 alphas down to 1e-2
+    alpha_max (supports well past the homotopy's 64, so that the per-alpha
+    corrections carry the path) the VAN path's objective is lasso_path's at
+    tol=1e-12 to a relative 1e-8, and no VAN iteration was needed."""
+    X, y = _collinear(kind)
+    alpha_max = np.max(np.abs(X.T @ y)) / len(y)
+    alphas = np.geomspace(alpha_max, 1e-2 * alpha_max, 30)
+    _, coefs, gaps, n_iter = van_lasso_path(X, y, alphas=alphas, return_n_iter=True)
+    _, ref, _ = lasso_path(X, y, alphas=alphas, tol=1e-12, max_iter=1_000_000)
+    ours, theirs = _objective(X, y, coefs, alphas), _objective(X, y, ref, alphas)
+    assert np.all(ours - theirs <= 1e-8 * theirs)  # reached: below 1e-14
+    assert np.count_nonzero(coefs[:, -1]) > 64 and np.all(n_iter == 0)
+    assert np.all(gaps <= 1e-8 * np.mean(y**2))
+
+
+@pytest.mark.slow
+def test_cv_on_wide_collinear_data_chooses_lasso_cvs_alpha():
+    """VANLassoCV on the near-duplicate groups: the same alpha_ as LassoCV solved
+    tightly on the same folds and grid (the held-out errors differ slightly:
+    different optimal coefficients predict new rows differently)."""
+    X, y = _collinear("groups")
+    cv = KFold(5, shuffle=True, random_state=0)
+    van = VANLassoCV(alphas=30, eps=1e-2, cv=cv).fit(X, y)
+    ref = LassoCV(alphas=30, eps=1e-2, cv=cv, tol=1e-12, max_iter=1_000_000).fit(X, y)
+    np.testing.assert_array_equal(van.alphas_, ref.alphas_)
+    assert van.alpha_ == ref.alpha_
 
 
 @pytest.mark.parametrize("positive", [False, True])

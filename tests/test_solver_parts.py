@@ -62,7 +62,7 @@ def test_rejected_steps_never_drive_beta_to_zero(memory, rng):
         warnings.simplefilter("error")
         result = solver.solve()
     assert result.status == "stalled" and result.n_iter == STALL_REJECTIONS
-    assert all(h["alpha"] == 0.0 for h in result.history)
+    assert all(h["fraction"] == 0.0 for h in result.history)
     np.testing.assert_array_equal(family.mean, 0.0)
     np.testing.assert_array_equal(family.precision, np.eye(4))
     assert step._cap is None or step._cap >= step._floor > 0
@@ -206,11 +206,11 @@ def _distance_after(steps, deterministic, stochastic=False):
     from types import SimpleNamespace
 
     solver = SimpleNamespace(exact_steps=deterministic and not stochastic,
-                             family=SimpleNamespace(mean=np.ones(2)), alpha=1.0)
+                             family=SimpleNamespace(mean=np.ones(2)), fraction=1.0)
     stop = MeanContraction(0.0)
     stop.reset()
     for d in steps:
-        solver.step = np.array([d, 0.0])
+        solver.mean_change = np.array([d, 0.0])
         stop(solver)
     return stop.distance
 

@@ -59,7 +59,7 @@ from ..objectives._linear import check_predictors
 from ._base import LinearPredictorExpectation
 
 #: Floats per temporary (``rows x points x K``) in a block of rows of the solver's
-#: passes: 512 KB. 16 MB ones took 10-27% longer (``python
+#: passes: 512 KB, which stay in the cache where 16 MB ones do not (``python
 #: benchmarks/bench_passes.py``, part 6).
 _CHUNK = 1 << 16
 #: The same for predictions (16 MB), whose wide rows take 2,048 points each.

@@ -40,10 +40,9 @@ class MonteCarlo(ExpectationEstimator):
         adaptation, :class:`CumulativeScale`), on top of the trace of the shaped
         curvature at the shape's rate (xNES's scale update; ``scale_rate`` is
         then unused): CMA-ES's scale moves both ways too, by CSA and by the trace
-        of its covariance update. With CSA in place of the trace (until
-        2026-11-27) zero-order VAN needed about twice CMA-ES's evaluations on
-        2-D functions, and a 2-D sphere from (2, -1.5) 248 evaluations to 1e-5
-        against 159 now (median of 10 seeds; ``benchmarks/RESULTS.md``).
+        of its covariance update. CSA alone, in place of the trace, moves the
+        scale only along the mean's path and needs more evaluations (``python
+        benchmarks/bench_minimize.py`` compares zero-order VAN with CMA-ES).
     shape_path : RankOnePath or None, default=None
         With ``fitness_shaping`` and a full family, add CMA-ES's rank-one update
         of ``q`` along the evolution path of its mean (:class:`RankOnePath`).
@@ -440,7 +439,7 @@ class RankOnePath:
     scale's own path (``q``'s scale stayed below 10 in 40 iterations on
     ``f(x) = x_0`` in 4-D, and passed 1e3 with the stall:
     ``tests/test_optimize_explore.py::test_the_rank_one_path_stalls_on_a_linear_slope``).
-    :func:`skvan.minimize` uses it with ``skvan.optimize.SHAPE_UPDATE = "cma"``.
+    :func:`skvan.minimize` uses it with ``options={"shape_update": "cma"}``.
     The path is state: one object per run.
 
     Parameters
@@ -453,8 +452,8 @@ class RankOnePath:
         The scale's path, updated first in each iteration (for ``h_sigma``).
     c1_fraction : float, default=1.0
         The rank-one rate as a fraction of CMA-ES's ``c_1``
-        (:func:`skvan.minimize` with xNES's rank-mu rate uses 1/2:
-        ``skvan.optimize.RANK_ONE_FRACTION``).
+        (:func:`skvan.minimize` with xNES's rank-mu rate uses 1/2, its
+        ``rank_one_fraction`` option).
     """
 
     def __init__(self, n, beta, scale_path=None, c1_fraction=1.0):

@@ -23,9 +23,8 @@ absolute error of ``E[l], E[l'], E[l'']`` stays below ``1e-12`` with:
 
 Rows are grouped by their own ``sd`` (the buckets above, then powers of two for
 the trapezoid rule) so that one wide row does not set the cost of all; each group
-is processed in blocks of at most 16,384 node evaluations (128 KB temporaries):
-the loss derivatives take 0.27 ms per 65,536 nodes in such blocks against 0.46 ms
-in blocks of 65,536 (``python benchmarks/bench_passes.py``). Rows few enough to
+is processed in blocks of at most 16,384 node evaluations (128 KB temporaries,
+which stay in the cache; ``python benchmarks/bench_passes.py``). Rows few enough to
 fit one such block on the widest row's rule all take that rule (the buckets
 cost more than the extra nodes there).
 
@@ -169,8 +168,8 @@ class _CentredTable:
     ``exp(-2 pi^2 / 0.25)``, far below round-off). The interpolation error is
     below 1e-13 relative (``tests/test_expectations.py``), inside the 1e-12 of
     the per-row rules; a pass over the rows costs a few products per row instead
-    of a few per node pair (1e6 rows with ``sd`` from 0.3 to 3: 28 against 159
-    ms, ``python benchmarks/bench_passes.py --columns``, part 8). Rows outside the range
+    of a few per node pair (``python benchmarks/bench_passes.py --columns``, part
+    8). Rows outside the range
     take the per-row rules. Only for losses whose centred expectations depend on
     ``sd`` and ``y`` alone (the logistic loss); built once per loss class and
     curvature (:func:`centred_table`).
@@ -245,7 +244,7 @@ _TABLES = {}
 
 def centred_table(loss, need):
     """The :class:`_CentredTable` of ``loss``'s class for ``need`` (built on first
-    use, in about 10 ms; "value" reads the "exact" table's ``E[l]``)."""
+    use; "value" reads the "exact" table's ``E[l]``)."""
     key = (type(loss), "gauss_newton" if need == "gauss_newton" else "exact")
     if key not in _TABLES:
         _TABLES[key] = _CentredTable(loss, key[1])

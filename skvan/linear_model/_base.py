@@ -40,7 +40,7 @@ CHECK_X = dict(dtype=[np.float64, np.float32], accept_sparse=["csr", "csc"])
 
 #: beta_growth="auto" for VO on the full data: mean steps of 99% of a Newton step
 #: (linear convergence at rate ~0.01, after the Newton-like first phase);
-#: `python benchmarks/bench_growth.py` (benchmarks/RESULTS.md) compares 10 to 1000.
+#: ``python benchmarks/bench_growth.py`` compares other growths.
 AUTO_GROWTH_FULL_BATCH = 100.0
 
 

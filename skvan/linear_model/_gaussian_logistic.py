@@ -281,7 +281,7 @@ class GaussianLogisticModel:
         if link.n_rows == 1:
             return link.log_proba(self._design(X), self._family())
         blocks = getattr(self, "_variance_blocks", None)
-        if blocks is None:  # fitted by an earlier version
+        if blocks is None:  # an estimator unpickled without the blocks
             blocks = class_variance_blocks(self._family(), link.n_rows)
         return link.log_proba(self._design(X), self._mean(), blocks)
 

@@ -138,9 +138,10 @@ def van_lasso_path(X, y, *, eps=1e-3, n_alphas=100, alphas=None, return_n_iter=F
 
         1 / (2 n) ||y - X w||^2 + alpha ||w||_1
 
-    with :class:`VANLassoRegressor`'s exact zeros and KKT certificate. ``X^T X``
-    is formed once for the whole path; each alpha starts from the previous
-    alpha's ``q`` (Notes).
+    with :class:`VANLassoRegressor`'s exact zeros and KKT certificate. The
+    problem is built once for the whole path (``X^T X``, or its columns as the
+    supports need them on wide data); each alpha starts from the previous
+    alpha's solution (Notes).
 
     Parameters
     ----------
@@ -185,25 +186,22 @@ def van_lasso_path(X, y, *, eps=1e-3, n_alphas=100, alphas=None, return_n_iter=F
 
     Notes
     -----
-    Each alpha starts from the previous one's solution (the first, under VO
-    without ``return_std``, from 0, which the KKT check certifies from
-    ``alpha_max`` up; otherwise VAN fits it). Between two kinks of the path the
-    previous support and signs pass the check at the new alpha unchanged. At a
-    kink the solution is followed from the previous alpha by homotopy
-    (:func:`~skvan.sparse.kkt_follow`, LARS's Lasso path between two
-    penalties): it moves linearly with the penalty until a coefficient reaches 0
-    or an inactive gradient reaches its bound, and each such event costs one KKT
-    check of the new support. A passed check certifies the exact solution at
-    that alpha (``n_iters`` 0) and ``q`` carries over with the new mean. Where
-    the homotopy fails (a support whose equations are singular), the
-    certificate's corrections are tried, and then VAN from the previous mean
-    with the precision restarted from its initial scale (a converged VO ``q``
-    has concentrated, and from it VAN could not widen ``q`` to find the
-    coefficients that enter).
-    On the six datasets of ``python benchmarks/bench_lasso.py --path`` no alpha
-    needed VAN. With ``objective="vi"`` each alpha's posterior
-    is fitted from its solution either way; under VO the marginal
-    standard deviations (``return_std``) are those of the carried ``q``.
+    The path is :class:`~skvan.van.LassoSolver`'s, warm-started from alpha to
+    alpha on the problem built once. Under VO without ``return_std`` only the
+    coefficients are read: the first alpha starts from 0 (the solution from
+    ``alpha_max`` up, which the KKT check certifies), and while the support has at
+    most 64 coefficients one homotopy (LARS's Lasso path,
+    :func:`~skvan.sparse.kkt_path`) gives every alpha between two kinks with no
+    check of its own. Beyond that, each alpha starts from the previous one's
+    solution and corrects its support (the violators of the KKT conditions
+    enter several at once, a coefficient whose sign flips leaves; each
+    correction one solve on the support); where the corrections fail, the
+    homotopy from the previous alpha (:func:`~skvan.sparse.kkt_follow`); where
+    that fails too, VAN from the previous mean with the precision restarted from
+    its initial scale. A solution that passes the check is exact (``n_iters``
+    0 where no VAN iteration was needed). With ``objective="vi"`` each alpha's
+    posterior is fitted from its solution; under VO the marginal standard
+    deviations (``return_std``) are those of the carried ``q``.
 
     References
     ----------

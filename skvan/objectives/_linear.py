@@ -150,22 +150,43 @@ class GramColumns:
     most ``n`` coefficients are nonzero, so a wide Lasso needs ``G`` only on the
     columns that were ever in a support (``n p`` operations each, once).
 
+    Forming columns reads all the rows, whatever their number: one pass forms
+    ``ahead`` columns for little more than the time of one (the product is then a
+    matrix product, not a matrix-vector one). Where columns are missing, those
+    :meth:`expect` named (the KKT check's next candidates to enter) are formed in
+    the same pass, up to ``ahead`` in all.
+
     Parameters
     ----------
     X : ndarray or sparse matrix of shape (n_samples, n_params)
     weights : ndarray of shape (n_samples,)
+    ahead : int, default=32
+        Columns formed per pass over the rows, where enough are expected.
     """
 
-    def __init__(self, X, weights):
-        self.X, self.weights = X, weights
+    def __init__(self, X, weights, ahead=32):
+        self.X, self.weights, self.ahead = X, weights, ahead
         self.position = {}
         self.matrix = np.empty((X.shape[1], 0))
+        self.expected = ()
+
+    def expect(self, idx):
+        """Name the columns likely to be asked for next, most likely first."""
+        self.expected = idx
 
     def _ensure(self, idx):
         """The positions of ``idx`` in :attr:`matrix`, forming the missing columns
-        in one product with the rows."""
+        (and expected ones) in one product with the rows."""
         missing = [j for j in dict.fromkeys(int(j) for j in idx) if j not in self.position]
         if missing:
+            wanted = set(missing)
+            for j in self.expected:
+                if len(missing) >= self.ahead:
+                    break
+                j = int(j)
+                if j not in self.position and j not in wanted:
+                    missing.append(j)
+                    wanted.add(j)
             columns = self.X[:, missing]
             columns = columns.toarray() if hasattr(columns, "toarray") else np.asarray(columns)
             block = np.asarray(tdot(self.X, self.weights[:, None] * columns))
@@ -388,6 +409,15 @@ class LinearModelObjective(RowsObjective):
         if "gram_columns" not in shared:
             shared["gram_columns"] = GramColumns(self.X, self.weights)
         return shared["gram_columns"]
+
+    def expect_columns(self, violation):
+        """Tell the Gram columns which coefficients may enter next: the largest
+        KKT ``violation`` (``|grad_j| - lambda_j``, ``-inf`` on the support)."""
+        columns = self._gram_columns()
+        k = min(columns.ahead, violation.size)
+        if k:
+            top = np.argpartition(violation, violation.size - k)[violation.size - k:]
+            columns.expect(top[np.argsort(-violation[top], kind="stable")])
 
     def gram_block(self, idx):
         """``(X^T W X)[idx, idx]`` (squared loss: the Hessian of the data term)."""

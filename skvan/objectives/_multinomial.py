@@ -39,9 +39,9 @@ from ._penalties import NoPenalty
 def log_normaliser(A):
     """``(logsumexp(A), softmax(A))`` over the last axis, from one exponential.
 
-    scipy's ``logsumexp`` and ``softmax`` take 34 ms where this takes 9 on 1.3
-    million predictors (``python benchmarks/bench_passes.py``, part 6): they
-    check their input and handle complex and infinite values, which the
+    scipy's ``logsumexp`` and ``softmax`` take several times as long (``python
+    benchmarks/bench_passes.py``, part 6): they check their input and handle
+    complex and infinite values, which the
     predictors of a fit never are (an infinite maximum gives NaN here, which the
     solver reports as diverged).
     """

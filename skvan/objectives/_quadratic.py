@@ -111,9 +111,8 @@ class QuadraticObjective(Objective):
 
     def smooth_gradient(self, theta):
         """``G theta - b``; for a sparse ``theta`` (a Lasso's KKT check) through the
-        rows of the symmetric ``G`` at its nonzero entries: at p = 1,000 and 40
-        nonzeros, 11 us against 48 for the whole product
-        (``python benchmarks/bench_passes.py --sparse-gradient``)."""
+        rows of the symmetric ``G`` at its nonzero entries, ``p |S|`` operations
+        instead of ``p^2`` (``python benchmarks/bench_passes.py --sparse-gradient``)."""
         nonzero = np.asarray(theta).nonzero()[0]  # (not np.flatnonzero: slower on a few entries)
         if not nonzero.size:
             return -self.b
@@ -122,7 +121,7 @@ class QuadraticObjective(Objective):
         return self.G @ theta - self.b
 
     def gram_block(self, idx):
-        """``G[idx, idx]`` (``take``: 6x faster than fancy indexing at p = 50, and the
+        """``G[idx, idx]`` (``take``, faster than fancy indexing on small blocks: the
         certificate takes a block once or twice per iteration)."""
         return self.G.take(idx, axis=0).take(idx, axis=1)
 

@@ -319,8 +319,9 @@ def minimize(
     the mean follows. ``shape_update="cma"`` takes CMA-ES's rates for both. The
     diagonal family adapts each variance at separable NES's scale rate. Where
     every draw's value ties (a plateau) the mean stays, ``q`` widens, and ten
-    such iterations in a row end the run (status 4). ``benchmarks/RESULTS.md``
-    compares the evaluations and successes with CMA-ES's.
+    such iterations in a row end the run (status 4). ``python
+    benchmarks/bench_minimize.py`` compares the evaluations and successes with
+    CMA-ES's.
 
     **Step safeguards.** The same solver fits
     :class:`~skvan.VANLogisticRegression`. Each step is safeguarded by halving
@@ -457,7 +458,7 @@ def _run(oracle, x0, settings, callback, rng, restart, f_start, spent):
         njev=objective.njev + user.njev, nhev=objective.nhev,
         success=status == 0, status=status, message=message,
         covariance=_cov(family, box), precision=family.precision.copy(),
-        last_change=result.history[-1]["step"] if result.history else np.nan,
+        last_change=result.history[-1]["change"] if result.history else np.nan,
         n_nonfinite=objective.n_nonfinite + user.n_nonfinite, budget_spent=budget.spent,
     )
 
@@ -482,7 +483,7 @@ def _status(result, objective, budget, f_x, kkt, limit):
         return MAXFEV
     if result.status == "diverged" and objective.n_nonfinite:
         return NONFINITE
-    if result.status == "stalled" and not any(h["alpha"] > 0 for h in result.history):
+    if result.status == "stalled" and not any(h["fraction"] > 0 for h in result.history):
         # Only quadrature stalls here (its steps are deterministic): refused at
         # every beta from the start, the grid's gradient and values disagree.
         return UNRESOLVED

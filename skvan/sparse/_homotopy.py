@@ -98,14 +98,14 @@ def _homotopy(check, before, coef, max_events=None, piece=None, max_support=None
     if max_events is None:
         max_events = len(coef)
     p = len(coef)
-    lam = before.penalty.strength
-    dlam = check.strength - lam
+    strength = before.penalty.strength
+    dstrength = check.strength - strength
     # Three rows, linear in t between events: lambda_j - c_j and lambda_j + c_j
     # (the slacks of |c_j| <= lambda_j, c the smooth gradient) and w_j. The
     # event is the first of them to reach 0.
     state = np.empty((3, p))
     c = before.smooth_gradient(coef)
-    state[0], state[1], state[2] = lam - c, lam + c, coef
+    state[0], state[1], state[2] = strength - c, strength + c, coef
     slope = np.empty((3, p))
     times = np.empty((3, p))
     event = np.empty((3, p), dtype=bool)
@@ -115,29 +115,8 @@ def _homotopy(check, before, coef, max_events=None, piece=None, max_support=None
     # on one line: each segment's slopes come from the check that failed.
     while (n_events < max_events and not any_of(unsolved > 0) and 1.0 - t > _EPS
            and (max_support is None or np.count_nonzero(support) <= max_support)):
-        rest = 1.0 - t
-        e = grad - (lam + t * dlam - state[0])  # the gradient's change to t = 1
-        moved = rest * dlam
-        np.subtract(moved, e, out=slope[0])
-        np.add(moved, e, out=slope[1])
-        np.subtract(solved, state[2], out=slope[2])
-        slope /= rest
-        # Each row reaches 0 after -value / slope: a slack of an inactive
-        # coordinate where it falls (from round-off below 0: at once), an active
-        # penalised coefficient where it moves towards 0.
-        with np.errstate(divide="ignore", invalid="ignore"):
-            np.divide(state, slope, out=times)
-        np.negative(times, out=times)
-        np.less(slope[:2], 0, out=event[:2])
-        event[:2] &= ~support
-        np.greater(times[2], 0, out=event[2])
-        event[2] &= support
-        event[2] &= penalised
-        if closed is not None:
-            event[closed] = False  # the bound the last event's coefficient is at
-        times[~event] = np.inf
-        k = int(np.argmin(times))
-        h = max(float(times.flat[k]), 0.0)
+        k, h = _next_event(state, slope, times, event, grad - (strength + t * dstrength - state[0]),
+                           (1.0 - t) * dstrength, solved, support, penalised, closed, 1.0 - t)
         if not h <= 1.0 - t:
             break  # no event before t = 1: the check failed on its tolerances
         if piece is not None:
@@ -161,6 +140,34 @@ def _homotopy(check, before, coef, max_events=None, piece=None, max_support=None
                 piece(t, 1.0, state[2], (solved - state[2]) / (1.0 - t))
             return solved, n_events, True, 1.0
     return np.where(support, solved, 0.0), n_events, False, t
+
+
+def _next_event(state, slope, times, event, e, moved, solved, support, penalised, closed, rest):
+    """The homotopy's next event from ``t`` (``rest = 1 - t`` to go): ``(k, h)``,
+    the row-major index into ``state`` of the first row to reach 0 and the step
+    ``h`` in ``t`` to it (inf: none). ``e`` is the smooth gradient's change to
+    ``t = 1``, ``moved`` the strengths'; ``slope``, ``times`` and ``event`` are
+    workspaces (``slope`` holds the slopes on return)."""
+    np.subtract(moved, e, out=slope[0])
+    np.add(moved, e, out=slope[1])
+    np.subtract(solved, state[2], out=slope[2])
+    slope /= rest
+    # Each row reaches 0 after -value / slope: a slack of an inactive coordinate
+    # where it falls (from round-off below 0: at once), an active penalised
+    # coefficient where it moves towards 0.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(state, slope, out=times)
+    np.negative(times, out=times)
+    np.less(slope[:2], 0, out=event[:2])
+    event[:2] &= ~support
+    np.greater(times[2], 0, out=event[2])
+    event[2] &= support
+    event[2] &= penalised
+    if closed is not None:
+        event[closed] = False  # the bound the last event's coefficient is at
+    times[~event] = np.inf
+    k = int(np.argmin(times))
+    return k, max(float(times.flat[k]), 0.0)
 
 
 def kkt_path(start, end, coef, at, rtol=1e-9, max_events=None, max_support=None):
@@ -262,20 +269,20 @@ def _points_passing(check, start, coefs, at):
         return 0
     objective = check.objective
     b0 = -start.smooth_gradient(np.zeros_like(check.b))
-    lam = start.penalty.strength + at[:, None] * (check.strength - start.penalty.strength)
+    strength = start.penalty.strength + at[:, None] * (check.strength - start.penalty.strength)
     grad = np.array([start.smooth_gradient(w) for w in coefs])
     grad -= at[:, None] * (check.b - b0)
-    tol = _tolerance(lam, objective.smooth_cache()["kkt_scale"], check.rtol)  # the check's scales
+    tol = _tolerance(strength, objective.smooth_cache()["kkt_scale"], check.rtol)  # the check's scales
     active = (coefs != 0) | check.free
     # Off the support: |c_j| <= lambda_j.
-    off = np.where(active, -np.inf, np.abs(grad) - lam - tol)
+    off = np.where(active, -np.inf, np.abs(grad) - strength - tol)
     # On it: c_j + lambda_j sign(w_j) = 0 to the tolerance plus the rounding of
     # a solve, |G_SS| |w_S| bounded by sqrt(G_jj) sum_i sqrt(G_ii) |w_i|.
     root = np.sqrt(np.clip(objective.gram_diagonal(), 0, None))
     size = active.sum(axis=1, keepdims=True)
     allowance = KKT_ROUNDOFF_ULPS * size * _EPS * (
-        root[None, :] * (np.abs(coefs) @ root)[:, None] + np.abs(check.b) + lam)
-    miss = np.abs(grad + lam * np.sign(coefs)) - tol - allowance
+        root[None, :] * (np.abs(coefs) @ root)[:, None] + np.abs(check.b) + strength)
+    miss = np.abs(grad + strength * np.sign(coefs)) - tol - allowance
     on = np.where(active, miss, -np.inf)
     failed = np.flatnonzero(np.any(off > 0, axis=1) | np.any(on > 0, axis=1))
     return int(failed[0]) if failed.size else at.size

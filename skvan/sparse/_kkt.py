@@ -141,7 +141,7 @@ def _new_system(objective, idx):
 
 def _equilibration(gram_diagonal):
     """``sqrt(G_jj)``, 1 where that is 0 or not finite."""
-    diag = np.sqrt(np.maximum(gram_diagonal, 0.0))  # (np.clip: 4x the time at |S| = 10)
+    diag = np.sqrt(np.maximum(gram_diagonal, 0.0))  # (np.clip: slower on small supports)
     diag[~(np.isfinite(diag) & (diag > 0))] = 1.0
     return diag
 
@@ -201,8 +201,8 @@ def _solve_positive(A, rhs):
     reciprocal condition number below float64's epsilon, a non-finite result)
     and where that rcond is below ``n`` epsilons (:func:`_inverse_norm`).
     LAPACK directly (potrf, pocon, potrs): the certificate solves once or twice
-    per iteration, and at p = 14 this takes 8.8 us against 15.8 for scipy's
-    solve under a warning filter (``python benchmarks/bench_passes.py``)."""
+    per iteration, and scipy's solve under a warning filter costs several times
+    as much on small systems (``python benchmarks/bench_passes.py``)."""
     factor = _cholesky(A)
     return None if factor is None else _cho_solve(factor, rhs)
 
@@ -314,12 +314,12 @@ def nonnegative(quadratic):
     """
     from ..objectives import L1Penalty, QuadraticObjective
 
-    lam = quadratic.penalty.strength
+    strength = quadratic.penalty.strength
     bound = 2.0 * np.sqrt(np.clip(np.diag(quadratic.G), 0, None) * max(2.0 * quadratic.c, 0.0))
-    M = np.where(lam > 0, lam + bound, 0.0)
-    a = 0.5 * (lam - M)
+    M = np.where(strength > 0, strength + bound, 0.0)
+    a = 0.5 * (strength - M)
     constrained = QuadraticObjective(quadratic.G, quadratic.b - a, quadratic.c,
-                                     L1Penalty(0.5 * (lam + M)))
+                                     L1Penalty(0.5 * (strength + M)))
     # Same G: the systems of its supports are the quadratic's (and its copies').
     constrained.smooth_cache()["support_systems"] = quadratic.support_systems()
     return constrained
@@ -428,9 +428,8 @@ def _correct(check, support, signs, grad, flipped, excess, enter):
     violators :func:`_entering` picks enter with the signs that reduce ``f``.
     With ``enter > 0`` (batches) the violators also enter beside a drop: a
     reading of ``q`` is often wrong both ways at once, and one solve then tests
-    both changes (``python benchmarks/bench_lasso.py --checks``: 78 KKT checks
-    against 82 when a drop waited for the next check, 105 against 115 at 3
-    corrections)."""
+    both changes (``python benchmarks/bench_lasso.py --checks`` counts the
+    checks)."""
     if any_of(flipped):
         support &= ~flipped
         if not (enter > 0 and any_of(excess > check.atol)):
@@ -470,6 +469,7 @@ class _KKTCheck:
         self.free = self.strength == 0
         self.rtol = rtol
         self.atol = _kkt_tolerance(objective, rtol)
+        self.expect = getattr(objective, "expect_columns", None)
 
     def __call__(self, support, signs):
         """``(w, grad, flipped, excess, unsolved, ok)``: the values solving the KKT
@@ -502,11 +502,13 @@ class _KKTCheck:
         excess -= self.strength
         excess[idx] = -np.inf
         ok = not any_of(excess > self.atol)
+        if self.expect is not None:
+            self.expect(excess)  # the rows' Gram columns form the likely entries together
         flipped = np.zeros(support.shape[0], dtype=bool)
         if idx.size:
-            lam, z, w_s = self.strength.take(idx), signs.take(idx), w.take(idx)
+            strength_s, z, w_s = self.strength.take(idx), signs.take(idx), w.take(idx)
             flips = w_s * z <= 0
-            flips &= lam != 0
+            flips &= strength_s != 0
             if not self.equations_when_flipped and any_of(flips):
                 flipped[idx] = flips
                 return w, grad, flipped, excess, None, False
@@ -514,13 +516,13 @@ class _KKTCheck:
         unsolved.fill(-np.inf)
         if idx.size:
             miss = grad.take(idx)
-            miss += lam * z
+            miss += strength_s * z
             np.abs(miss, out=miss)
             miss -= self.atol.take(idx)
             if any_of(miss > 0):
                 abs_G = np.abs(self.objective.gram_block(idx))
                 miss -= (KKT_ROUNDOFF_ULPS * idx.size * _EPS
-                         * (abs_G @ np.abs(w_s) + np.abs(self.b[idx]) + lam))
+                         * (abs_G @ np.abs(w_s) + np.abs(self.b[idx]) + strength_s))
                 ok = ok and not any_of(miss > 0)
             flipped[idx] = flips
             unsolved[idx] = miss

@@ -243,9 +243,7 @@ class FullGaussian(_Gaussian):
 
         A general matrix product, though ``L^-T`` is triangular: OpenBLAS's
         ``dgemm`` does the ``p^2`` multiply-adds per row in at most the time its
-        ``dtrmm`` takes for half as many (``python benchmarks/bench_passes.py``,
-        2 MB blocks: 27 against 46 ms on 1,000,000 x 21, 23 against 33 ms on
-        100,000 x 101, equal on 20,000 x 201).
+        ``dtrmm`` takes for half as many (``python benchmarks/bench_passes.py``).
         """
         return self.predictor_moments(X)[1]
 
@@ -350,8 +348,8 @@ def _cholesky(P):
     numerically positive definite (or not finite)."""
     if not all_finite(P):
         return None
-    # LAPACK directly: 1.1 us against cho_factor's 4.0 at p = 14
-    # (benchmarks/bench_passes.py), once or twice per iteration.
+    # LAPACK directly: cho_factor's checks cost more than a small factor itself
+    # (benchmarks/bench_passes.py), made once or twice per iteration.
     with lapack_one_thread(P.shape[0]):
         c, info = lapack.dpotrf(P, lower=1, clean=1)
     if info != 0:

@@ -536,8 +536,8 @@ SMALL_P = 512
 #: Cost of one operator iteration per stored entry of ``X``: about 7 conjugate-
 #: gradient steps of two products each at :data:`STEP_RTOL`, plus the passes
 #: of the expectations, weighed against the BLAS-3 work of the factorised forms
-#: (calibrated on benchmarks/bench_wide.py: 2,000 x 5,000 dense, 57 ms per
-#: operator iteration against 390 ms per dual one).
+#: (calibrated by ``python benchmarks/bench_wide.py``'s dense 2,000 x 5,000
+#: problem).
 OPERATOR_COST = 60.0
 
 

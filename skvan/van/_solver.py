@@ -74,7 +74,8 @@ status : "converged", "stalled", "stuck", "max_iter", "diverged", "stopped" or "
     (see :data:`MESSAGES`); ``converged`` is true for the first two.
 value : last expected objective ``E_q[f]`` (on the last minibatch when stochastic).
 n_data_passes : data passes used, counting a minibatch as its fraction of the data.
-history : list of per-iteration dicts (``value``, ``step``, ``beta``, ``alpha``).
+history : list of per-iteration dicts (``value``; ``change``, the mean's largest
+    change; ``beta``, the rate taken; ``fraction``, the share of ``beta_t`` kept).
 distance : estimated distance (max norm) of the mean to its fixed point; inf if
     unknown.
 stochastic : whether iterations saw minibatches.
@@ -278,7 +279,7 @@ class VANSolver:
 
     def take_step(self):
         """Set ``rates`` from the schedule and let the step policy update ``q``;
-        sets ``alpha`` (the fraction of ``beta_t`` kept) and ``step``, and
+        sets ``fraction`` (the share of ``beta_t`` kept) and ``mean_change``, and
         ``residual``: None, or, from a policy that took another step than the
         scheduled one (:class:`~skvan.van.AndersonStep`), the scheduled step of the
         mean from this iteration's start, which the convergence test then measures."""
@@ -286,8 +287,8 @@ class VANSolver:
         self.rates = self.schedule_.rates(self.iteration, self.objective_)
         self.previous_precision = self.family.precision
         self.residual = None
-        self.alpha = self.step_.take(self)
-        self.rejections = self.rejections + 1 if self.alpha == 0 else 0
+        self.fraction = self.step_.take(self)
+        self.rejections = self.rejections + 1 if self.fraction == 0 else 0
 
     def stalled(self):
         """Whether the last :data:`STALL_REJECTIONS` steps were all rejected on
@@ -316,17 +317,17 @@ class VANSolver:
         accurately as the family solves mean steps)."""
         return -beta * self.family.solve_step(self.expect.gradient)
 
-    def update_mean(self, step):
-        """Move the mean by ``step``; sets ``step`` to the change of the mean as
-        stored (``step`` up to rounding), which the convergence test measures."""
+    def update_mean(self, delta):
+        """Move the mean by ``delta``; sets ``mean_change`` to the change of the mean
+        as stored (``delta`` up to rounding), which the convergence test measures."""
         mean = self.family.mean
-        self.family.mean = mean + step
-        self.step = self.family.mean - mean
+        self.family.mean = mean + delta
+        self.mean_change = self.family.mean - mean
 
     def reject(self):
         """Leave ``q`` as it was at the start of the iteration."""
         self.family.set_precision(self.previous_precision)
-        self.step = np.zeros_like(self.family.mean)
+        self.mean_change = np.zeros_like(self.family.mean)
 
     def expected_value(self, mean, prepare=False):
         """``E_q[f]`` on this iteration's objective, ``q`` with the family's covariance
@@ -341,13 +342,15 @@ class VANSolver:
         """Record the iteration in ``history`` and apply the convergence test;
         sets ``n_iter`` and ``distance``."""
         self.n_iter = self.iteration + 1
-        d = float(np.max(np.abs(self.step))) if self.step.size else 0.0
-        beta = self.alpha * self.rates.mean
-        self.history.append({"value": self.expect.value, "step": d, "beta": beta, "alpha": self.alpha})
+        change = self.mean_change
+        d = float(np.max(np.abs(change))) if change.size else 0.0
+        beta = self.fraction * self.rates.mean
+        self.history.append({"value": self.expect.value, "change": d, "beta": beta,
+                             "fraction": self.fraction})
         if self.verbose:
             label = "E[f]" if self.objective_.name == "vo" else "E[f]-H"
             print(f"[VAN] iter {self.n_iter:4d}  {label}={self.printed_value:.8g}  "
-                  f"step={d:.3e}  beta={beta:.3g}  alpha={self.alpha:.3g}")
+                  f"change={d:.3e}  beta={beta:.3g}  fraction={self.fraction:.3g}")
         converged = self.stop_(self)
         self.distance = self.stop_.distance
         return converged
@@ -376,7 +379,8 @@ def warn_unconverged(result, tol=None, advice=""):
             ConvergenceWarning,
         )
     elif result.status == "stuck":
-        last = next((h["step"] for h in reversed(result.history) if h["alpha"] > 0), np.nan)
+        last = next((h["change"] for h in reversed(result.history) if h["fraction"] > 0),
+                    np.nan)
         warn_user(
             f"VAN stopped at iteration {result.n_iter}: no step decreased the objective "
             f"beyond round-off while the mean was still moving (last accepted change "
@@ -391,7 +395,7 @@ def warn_unconverged(result, tol=None, advice=""):
             last = result.distance
         else:
             what, change = f"max_iter={result.n_iter} iterations", "last mean change"
-            last = result.history[-1]["step"] if result.history else np.nan
+            last = result.history[-1]["change"] if result.history else np.nan
         warn_user(
             f"VAN did not converge in {what} ({change} {last:.3g}"
             + (f", tol={tol:g}" if tol is not None else "") + f"). {advice}".rstrip(),

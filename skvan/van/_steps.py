@@ -1,7 +1,7 @@
 """Step policies: how much of the scheduled VAN step an iteration takes.
 
 A policy is chosen once, before the loop, and called once per iteration as
-``policy.take(solver) -> alpha``. It applies the step through the solver's
+``policy.take(solver) -> fraction``. It applies the step through the solver's
 primitives (:meth:`~skvan.van.VANSolver.update_precision`,
 :meth:`~skvan.van.VANSolver.newton_step`,
 :meth:`~skvan.van.VANSolver.update_mean`, :meth:`~skvan.van.VANSolver.reject`)
@@ -51,7 +51,7 @@ def _slack(value, solver):
 
 
 class FullStep:
-    """Take the scheduled step as it is (``alpha = 1``)."""
+    """Take the scheduled step as it is (``fraction = 1``)."""
 
     def reset(self, solver):
         """Nothing to remember between iterations."""
@@ -64,22 +64,22 @@ class FullStep:
 
 
 class ArmijoMeanStep(FullStep):
-    """Precision as scheduled; the mean step ``d`` shortened to ``alpha d`` (VO).
+    """Precision as scheduled; the mean step ``d`` shortened to ``fraction d`` (VO).
 
     The full step is taken if the VO objective does not increase,
     ``L_{t+1}(mu + d) <= L_t(mu) + c E[grad f]^T d`` (``L_t`` the expected objective
     under the covariance of iteration ``t``, known from the expectations pass, so
-    this costs one evaluation); otherwise ``alpha`` is the largest of ``1/2, 1/4,
-    ...`` with ``L_{t+1}(mu + alpha d) <= L_{t+1}(mu) + c alpha E[grad f]^T d``. Near
+    this costs one evaluation); otherwise ``fraction`` is the largest of ``1/2, 1/4,
+    ...`` with ``L_{t+1}(mu + f d) <= L_{t+1}(mu) + c f E[grad f]^T d``. Near
     the optimum of a smooth convex problem the first trial passes.
     """
 
     def take(self, solver):
         solver.update_precision(solver.rates)
         direction = solver.newton_step(solver.rates.mean)
-        alpha = self._search(solver, direction)
-        solver.update_mean(alpha * direction)
-        return alpha
+        fraction = self._search(solver, direction)
+        solver.update_mean(fraction * direction)
+        return fraction
 
     @staticmethod
     def _search(solver, direction):
@@ -92,12 +92,12 @@ class ArmijoMeanStep(FullStep):
         if np.isfinite(full) and full <= before + ARMIJO * slope + _slack(before, solver):
             return 1.0
         ref = solver.expected_value(mean)
-        alpha = 1.0
-        while alpha >= MIN_FACTOR:
-            trial = full if alpha == 1.0 else solver.expected_value(mean + alpha * direction)
-            if np.isfinite(trial) and trial <= ref + ARMIJO * alpha * slope + _slack(ref, solver):
-                return alpha
-            alpha *= 0.5
+        fraction = 1.0
+        while fraction >= MIN_FACTOR:
+            trial = full if fraction == 1.0 else solver.expected_value(mean + fraction * direction)
+            if np.isfinite(trial) and trial <= ref + ARMIJO * fraction * slope + _slack(ref, solver):
+                return fraction
+            fraction *= 0.5
         return 0.0
 
 
@@ -166,7 +166,7 @@ class LongStepCheck:
     the draws did on average; where the model's curvature is sampling noise (an
     indefinite estimate that shrank ``P`` in one direction) they land anywhere,
     and a noise-driven walk replaces the descent (Griewank-10 once ``q`` has
-    narrowed to a few units, ``benchmarks/RESULTS.md``). Pair it with a
+    narrowed to a few units; ``python benchmarks/bench_minimize.py``). Pair it with a
     :class:`TrustRegion` through :class:`AllOf`.
 
     Parameters
@@ -404,9 +404,9 @@ class AndersonStep:
                         solver.update_mean(step)
                         return 1.0
         solver.reject()  # q as it was: the fallback starts from it
-        alpha = self.fallback.take(solver)
+        fraction = self.fallback.take(solver)
         solver.residual = plain
-        return alpha
+        return fraction
 
 
 def default_step(objective, deterministic, stochastic, hessian="exact", memory=ANDERSON_MEMORY):

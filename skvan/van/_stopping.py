@@ -54,13 +54,10 @@ class MeanContraction:
     ``= 1/2`` of the one before (the contraction is speeding up, as in a
     Newton-like run's last steps), ``r`` is the latest ratio instead: the largest would
     overestimate the distance by a factor of up to 100 there, and cost a whole
-    iteration (breast_cancer at the default ``tol=1e-4``: 9 iterations ending
-    7e-8 from the optimum, 8 ending 7e-6 with the latest ratio:
-    ``python benchmarks/bench_logistic.py``, before and after). A falling window
-    alone is not enough: a diagonal family's zig-zag (ratios 1.46, 0.94, 0.66 on a
-    correlated 5,000 x 50 problem) read as speeding up and stopped a fit 15% from
-    the optimum (``tests/test_solver_parts.py::test_a_zigzag_is_not_a_newton_finish``).
-    A step the safeguard rejected (``alpha = 0``) says nothing about convergence,
+    iteration. A falling window alone is not enough: a diagonal family's
+    zig-zag can read as speeding up and stop a fit far from the optimum
+    (``tests/test_solver_parts.py::test_a_zigzag_is_not_a_newton_finish``).
+    A step the safeguard rejected (``fraction = 0``) says nothing about convergence,
     nor does a sampled estimate's step of exactly 0, which is not recorded:
     fitness-shaped draws whose values all tied (a plateau), or whose antithetic
     pairs tied in rank (both ends of a pair worse than the rest), move the mean by
@@ -109,7 +106,7 @@ class MeanContraction:
 
     def __call__(self, solver):
         """Whether the mean has converged after this iteration (sets ``distance``)."""
-        step, mu = solver.step, solver.family.mean
+        step, mu = solver.mean_change, solver.family.mean
         residual = getattr(solver, "residual", None)
         if residual is not None:
             # An extrapolated iteration's steps do not contract geometrically; the
@@ -126,7 +123,7 @@ class MeanContraction:
         scale = max(mean, self.min_scale)
         self._steps.append(d)
         self.distance = np.inf
-        if solver.alpha == 0.0:
+        if solver.fraction == 0.0:
             return False
         self._accepted = (d, scale)
         if d <= ROUNDOFF_ULPS * np.finfo(np.float64).eps * max(mean, 1e-12):
@@ -277,10 +274,9 @@ class LassoCertificate:
         passing the KKT check is a certificate, so neither can change the
         solution, and the iterations at which a fit is certified do not depend on
         their order. Reading ``q`` as it is ends fits sooner whose mean is still
-        settling when ``q`` already has the support (a correlated 2,000 x 30
-        Lasso: 18 -> 4 iterations,
-        ``tests/test_lasso.py::test_the_certificate_also_reads_q_without_its_distance_margin``);
-        first, it passes with fewer corrections (:attr:`reading_order`).
+        settling when ``q`` already has the support
+        (``tests/test_lasso.py::test_the_certificate_also_reads_q_without_its_distance_margin``);
+        first, it passes with fewer corrections (``readings``).
         """
         mean_converged = self.mean_test(solver)
         with _one_blas_thread(solver.family.n_params):
