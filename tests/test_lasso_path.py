@@ -414,3 +414,28 @@ def test_homotopy_follows_a_sign_change():
     coef, n_events, ok = kkt_follow(start, end, np.zeros(X.shape[1]), max_events=100)
     assert ok and n_events > X.shape[1]  # more events than coefficients: one left
     np.testing.assert_allclose(coef, ref[:, -1], rtol=0, atol=1e-8 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("verbose", [1, 2])
+def test_cv_verbose_reports_each_fold_and_alpha(verbose, capsys):
+    """verbose=1: a line per fold (its alphas, time, VAN iterations and best alpha)
+    and the choice; verbose=2 adds a line per alpha; the solver's own lines only
+    from verbose=3."""
+    X, y = PROBLEMS["diabetes"]
+    VANLassoCV(alphas=6, cv=3, verbose=verbose).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    folds = [line for line in lines if line.startswith("[VANLassoCV] fold")]
+    alphas = [line for line in lines if line.strip().startswith("alpha=")]
+    assert len(folds) == 3 and all("6 alphas" in line for line in folds)
+    assert len(alphas) == (18 if verbose == 2 else 0)
+    assert lines[-1].startswith("[VANLassoCV] alpha_=")
+    assert not any(line.startswith("[VAN] iter") for line in lines)
+
+
+def test_elastic_net_cv_verbose_names_the_l1_ratio(capsys):
+    from skvan.linear_model import VANElasticNetCV
+
+    X, y = PROBLEMS["diabetes"]
+    VANElasticNetCV(l1_ratio=[0.5, 0.9], alphas=4, cv=2, verbose=1).fit(X, y)
+    out = capsys.readouterr().out
+    assert out.count("l1_ratio=0.5 fold") == 2 and out.count("l1_ratio=0.9 fold") == 2

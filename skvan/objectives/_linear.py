@@ -386,13 +386,15 @@ class LinearModelObjective(RowsObjective):
     def smooth_gradient(self, theta):
         """The gradient of the data term alone. Least squares at a sparse ``theta``
         (at most :data:`SPARSE_GRADIENT` of its entries nonzero: the KKT checks of
-        a wide Lasso) take it from the Gram matrix's columns of its support,
-        ``G_{:, S} theta_S - X^T W y``: ``p |S|`` operations, each column formed
-        once (:class:`GramColumns`), where a pass over the rows costs ``2 n p``."""
-        if isinstance(self.loss, SquaredLoss):
+        a wide Lasso), where :meth:`keep_gram_columns` asked for the Gram matrix's
+        columns, take it from those of its support, ``G_{:, S} theta_S - X^T W
+        y``: ``p |S|`` operations, each column formed once (:class:`GramColumns`),
+        where a pass over the rows costs ``2 n p``."""
+        columns = self._kept_columns()
+        if columns is not None and isinstance(self.loss, SquaredLoss):
             support = np.flatnonzero(theta)
             if support.size <= SPARSE_GRADIENT * self.n_params:
-                return self._gram_columns().times(support, theta[support]) - self._correlation()
+                return columns.times(support, theta[support]) - self._correlation()
         return self.data_gradient(self.loss.derivatives(self.y, dot(self.X, theta))[0])
 
     def _correlation(self):
@@ -402,30 +404,42 @@ class LinearModelObjective(RowsObjective):
             shared["correlation"] = np.asarray(tdot(self.X, self.weights * self.y)).ravel()
         return shared["correlation"]
 
-    def _gram_columns(self):
-        """The :class:`GramColumns` of this objective's smooth part (shared with its
-        copies under other penalties)."""
+    def keep_gram_columns(self):
+        """Form ``X^T W X``'s columns as the KKT work asks for them and keep them
+        (:class:`GramColumns`), for this objective and its copies under other
+        penalties. Forming a column costs a pass over the rows; it pays where the
+        same columns serve many checks (a Lasso path's alphas), not a single
+        fit's few, which read the rows instead."""
         shared = self.smooth_cache()
         if "gram_columns" not in shared:
             shared["gram_columns"] = GramColumns(self.X, self.weights)
         return shared["gram_columns"]
 
+    def _kept_columns(self):
+        """The :class:`GramColumns` :meth:`keep_gram_columns` started, or None."""
+        return self.smooth_cache().get("gram_columns")
+
     def expect_columns(self, violation):
-        """Tell the Gram columns which coefficients may enter next: the largest
-        KKT ``violation`` (``|grad_j| - lambda_j``, ``-inf`` on the support)."""
-        columns = self._gram_columns()
-        k = min(columns.ahead, violation.size)
+        """Tell the kept Gram columns which coefficients may enter next: the
+        largest KKT ``violation`` (``|grad_j| - lambda_j``, ``-inf`` on the support)."""
+        columns = self._kept_columns()
+        k = 0 if columns is None else min(columns.ahead, violation.size)
         if k:
             top = np.argpartition(violation, violation.size - k)[violation.size - k:]
             columns.expect(top[np.argsort(-violation[top], kind="stable")])
 
     def gram_block(self, idx):
         """``(X^T W X)[idx, idx]`` (squared loss: the Hessian of the data term)."""
-        return self._gram_columns().block(idx)
+        columns = self._kept_columns()
+        return gram(self.X[:, idx], self.weights) if columns is None else columns.block(idx)
 
     def gram_column(self, idx, j):
         """``(X^T W X)[idx, j]``: one column against the columns ``idx``."""
-        return self._gram_columns().column(j)[idx]
+        columns = self._kept_columns()
+        if columns is not None:
+            return columns.column(j)[idx]
+        x_j = self.X[:, [j]].toarray().ravel() if hasattr(self.X, "toarray") else self.X[:, j]
+        return np.asarray(tdot(self.X[:, idx], self.weights * x_j)).ravel()
 
     def gram_diagonal(self):
         """``diag(X^T W X)`` (in row blocks: no ``X^2`` temporary)."""

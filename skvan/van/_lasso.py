@@ -29,6 +29,8 @@ validates, builds the engine from its parameters and unpacks:
   solution.
 """
 
+import copy
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
@@ -90,10 +92,11 @@ class LassoProblem:
     ``linear`` the same over ``column_scale * theta``, both built by ``build`` on
     first use where they are not given. ``gram`` holds the one pass's statistics
     a path rebuilds other alphas from, ``ridge`` the ridge's weight ``r``
-    folded into the least squares."""
+    folded into the least squares and ``ridgeless`` (an elastic net's) that least
+    squares without it, to which a path adds each alpha's ridge."""
 
     def __init__(self, alpha, column_scale, least_squares, n_samples, total_weight,
-                 design=None, linear=None, build=None, gram=None, ridge=0.0):
+                 design=None, linear=None, build=None, gram=None, ridge=0.0, ridgeless=None):
         self.alpha = alpha
         self.column_scale = column_scale
         self.least_squares = least_squares
@@ -102,6 +105,7 @@ class LassoProblem:
         self._design, self._linear, self._build = design, linear, build
         self.gram = gram
         self.ridge = ridge
+        self.ridgeless = ridgeless
 
     def _built(self):
         if self._design is None:
@@ -195,15 +199,20 @@ class LassoSolver:
     undecided_radius : float, default=3.0
         :class:`~skvan.van.KeepSigns`'s ``radius``: the longest move, in standard
         deviations of ``q``, of a coefficient whose sign ``q`` has not decided.
+    path_gram_flops : float, default=1e8
+        A lean path (:meth:`path`) forms ``X^T W X`` instead of working through the
+        rows where that costs at most this many multiply-adds (``n p^2``).
     path_support : int, default=64
         Along a path the homotopy follows the grid at once while the support has
         at most this many coefficients (each event then costs ``O(p |S|)``, and
-        the alphas between two kinks need no check).
+        the alphas between two kinks need no check); beyond, where supports grow
+        by many coefficients per alpha, the corrections of each alpha cost less.
     """
 
     def __init__(self, settings, *, fit_intercept=True, positive=False, l1_ratio=1.0,
                  working_set_start=32, working_set_enter=0.5, path_corrections=100,
-                 certificate=None, undecided_radius=3.0, path_support=64):
+                 certificate=None, undecided_radius=3.0, path_gram_flops=1e8,
+                 path_support=64):
         self.settings = settings
         self.fit_intercept = fit_intercept
         self.positive = positive
@@ -213,6 +222,7 @@ class LassoSolver:
         self.path_corrections = path_corrections
         self.certificate = certificate
         self.undecided_radius = undecided_radius
+        self.path_gram_flops = path_gram_flops
         self.path_support = path_support
 
     # -- the problem ------------------------------------------------------------------
@@ -312,30 +322,63 @@ class LassoSolver:
             full = self.rows_objective(design.Xd, y, sample_weight, alpha)
             return weighted_column_squares(full.X, full.sample_weight, norm)
 
-        G = raw.G
         if extra:
             # [X; r I] with weights [w, 1]: the ridge rows add r to each feature's
             # weighted squares and sqrt(r) to its largest entry.
-            top, squares, G = top.copy(), squares.copy(), G.copy()
+            top, squares = top.copy(), squares.copy()
             top[:n_features] = np.maximum(top[:n_features], np.sqrt(ridge))
             squares[:n_features] += ridge
-            G[np.arange(n_features), np.arange(n_features)] += ridge
         total = rows_weight + extra
         column_scale = jacobi_scale_from(
             total, top, lambda norm: squares if norm is None else rows_squares(norm), 0.0,
             design.n_samples + extra)
         penalty = L1Penalty(self.strength(raw.n_params, rows_weight, alpha)).reparametrised(
             column_scale)
-        least_squares = QuadraticObjective(G, raw.b, raw.c, total_weight=total).rescaled(
+        ridgeless = QuadraticObjective(raw.G, raw.b, raw.c, total_weight=total).rescaled(
             column_scale, penalty)
-        return LassoProblem(alpha, column_scale, least_squares, design.n_samples + extra,
-                            rows_weight, build=build, gram=gram, ridge=ridge)
+        return LassoProblem(alpha, column_scale, self._with_ridge(ridgeless, ridge, column_scale,
+                                                                  n_features),
+                            design.n_samples + extra, rows_weight, build=build, gram=gram,
+                            ridge=ridge, ridgeless=ridgeless if extra else None)
+
+    @staticmethod
+    def _with_ridge(ridgeless, ridge, column_scale, n_features, penalty=None):
+        """``ridgeless`` (over ``column_scale * theta``) plus ``r ||w||^2 / 2``: ``r /
+        s_j^2`` on the features' diagonal (exact: the Jacobi scales are powers of
+        two), with ``penalty`` (None: ``ridgeless``'s)."""
+        penalty = ridgeless.penalty if penalty is None else penalty
+        if not ridge > 0:
+            return ridgeless if penalty is ridgeless.penalty else ridgeless.with_penalty(penalty)
+        G = ridgeless.G.copy()
+        features = np.arange(n_features)
+        G[features, features] += ridge / column_scale[:n_features] ** 2
+        return QuadraticObjective(G, ridgeless.b, ridgeless.c, penalty, ridgeless.total_weight)
+
+    def _reridged(self, problem, alpha, design, y, sample_weight):
+        """An elastic net's ``problem`` at another ``alpha`` on the same column
+        scale: its ridgeless least squares plus this alpha's ridge, the L1
+        strengths re-weighted; the rows' objective built on first use."""
+        column_scale, total = problem.column_scale, problem.total_weight
+        ridgeless = problem.ridgeless
+        penalty = L1Penalty(self.strength(ridgeless.n_params, total, alpha)).reparametrised(
+            column_scale)
+        ridge = self.ridge(total, alpha)
+
+        def build():
+            full = self.rows_objective(design.Xd, y, sample_weight, alpha)
+            return full, full.reparametrised(column_scale)
+
+        least_squares = self._with_ridge(ridgeless, ridge, column_scale, design.n_features, penalty)
+        return LassoProblem(alpha, column_scale, least_squares, problem.n_samples, total,
+                            build=build, gram=problem.gram, ridge=ridge, ridgeless=ridgeless)
 
     def at_alpha(self, problem, alpha, design, y, sample_weight):
         """``problem`` at another ``alpha``: the L1 strengths re-weighted on the same
         least squares; with a ridge, which changes with alpha, built again from the
-        statistics formed once (``problem.gram``)."""
+        statistics formed once, on the same column scale (``problem.ridgeless``)."""
         if self.l1_ratio < 1.0:
+            if problem.ridgeless is not None:
+                return self._reridged(problem, alpha, design, y, sample_weight)
             return self.problem(design, y, sample_weight, alpha, problem.gram,
                                 on_rows=problem.gram is None)
         strength = problem.least_squares.penalty.strength * (alpha / problem.alpha)
@@ -480,8 +523,21 @@ class LassoSolver:
         first alpha starts from 0 (certified from ``alpha_max`` up) and, while the
         support is small, the homotopy gives the alphas between two kinks without
         a check (the family is then a placeholder around the solution); otherwise
-        the first alpha is a fit and each later one carries its ``q``."""
+        the first alpha is a fit and each later one carries its ``q``. A lean path
+        whose rows would serve a Gram covariance form works through ``X^T W X``
+        where forming it costs at most ``path_gram_flops``: on small wide data a
+        KKT check on the Gram matrix costs less than one on the rows' columns."""
+        if lean and on_rows and not is_dask_collection(design.X) and (
+                design.n_samples * (design.n_features + 1) ** 2 <= self.path_gram_flops):
+            # Only coefficients are read: X^T W X, cheap to form, instead of the rows.
+            engine = copy.copy(self)
+            engine.settings = self.settings.with_(covariance="full")
+            yield from engine.path(design, y, sample_weight, alphas, rng, on_rows=False)
+            return
         problem = self.problem(design, y, sample_weight, alphas[0], on_rows=on_rows)
+        keep = getattr(problem.least_squares, "keep_gram_columns", None)
+        if keep is not None:
+            keep()  # the rows' least squares: its Gram columns serve every alpha
         fit, k = None, 0
         if lean:
             n_params = problem.least_squares.n_params
