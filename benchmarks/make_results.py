@@ -53,13 +53,6 @@ SECTIONS = [
      "the iterations; where it contracts fast nothing changes. The Gauss-Newton "
      "curvature keeps the plain step (its fixed point is not the VI objective's "
      "stationary point)."),
-    ("vi_diag", "VI with the diagonal family",
-     "python benchmarks/bench_vi.py --covariance diag --hessian exact --repeats 3",
-     "The diagonal family's plain iteration zig-zags on correlated features.",
-     "The correlated 2000 x 20 design at `C=1` is the diagonal family's documented "
-     "weakness: both runs end 3e-3 to 6e-3 from the optimum at the default tol."),
-    ("vi_regression", "VI for the Lasso and the elastic net",
-     "python benchmarks/bench_vi.py --regression", "On diabetes.", ""),
     ("growth", "Growth factor of the geometric schedule",
      "python benchmarks/bench_growth.py",
      "Iterations, relative coefficient error, ms.",
@@ -140,9 +133,6 @@ SECTIONS = [
      "A sequential-Bayes stream approximates the posterior: on breast_cancer the "
      "full VI posterior itself predicts 6.35% worse than the VO fit, so no such "
      "stream ends within 1% of the VO fit there."),
-    ("stream_cost", "What solving each batch costs",
-     "python benchmarks/bench_stochastic.py --stream-cost",
-     "Wall time of the pass, minimum of 3 alternating repeats.", ""),
     ("dask", "Fits on dask arrays",
      "python benchmarks/bench_stochastic.py --dask --quick",
      "Against the same rows in memory; minimum of 3 alternating repeats.", ""),
