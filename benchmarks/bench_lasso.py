@@ -23,14 +23,20 @@ Two measures (issue 3; the paper's Figure 2a-b):
    warm-start saving along van_lasso_path: VAN iterations along the path (each
    alpha starting from the previous one's solution, followed by homotopy)
    against cold fits at every alpha. ``--enet-path``: the same comparison for
-   VANElasticNetCV against ElasticNetCV (``l1_ratio=0.5``).
+   VANElasticNetCV against ElasticNetCV (``l1_ratio=0.5``). ``--wide``:
+   ``van_lasso_path`` against ``lasso_path`` and celer's ``celer_path`` (a
+   benchmarks-only extra; skipped without it), and VANLassoCV against LassoCV,
+   on wide collinear problems (near-duplicate groups, factor models, 500 x
+   10,000) where only the objective can be compared: each peer at the loosest
+   tol reaching a 1e-6 relative objective gap at every alpha.
 
 4. ``--checks``: the certificate's work, KKT checks computed (solves on a
    support), in each order of its two readings of ``q``
-   (``LassoCertificate.reading_order``), without the checks it keeps
-   (``CHECKS_KEPT``) and at other budgets of corrections per reading
-   (``CERTIFICATE_CORRECTIONS``), with the iterations, corrections and the
-   fits' total time, over the first five ``--speed`` sets at five alphas.
+   (``LassoCertificate(readings=...)``), without the checks it keeps
+   (``kept=0``) and at other budgets of corrections per reading
+   (``corrections``), through the engine's ``certificate`` options, with the
+   iterations, corrections and the fits' total time, over the first five
+   ``--speed`` sets at five alphas.
 
 5. ``--speed``: measure 2 alone over every regression set that ships with
    scikit-learn (diabetes, linnerud's first target) and generated ones up to
@@ -57,6 +63,7 @@ Run: python benchmarks/bench_lasso.py [--quick] [--plot FILE]
      python benchmarks/bench_lasso.py --memory [--quick]
      python benchmarks/bench_lasso.py --path [--repeats 3]
      python benchmarks/bench_lasso.py --enet-path [--repeats 3]
+     python benchmarks/bench_lasso.py --wide [--repeats 3]   (needs celer for its column)
 """
 
 import argparse

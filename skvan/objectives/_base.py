@@ -37,12 +37,13 @@ class Objective(ABC):
         shared with its copies under another penalty (``with_penalty``), whose
         smooth part is the same: the systems of supports of ``X^T W X``
         (:meth:`support_systems`), the KKT check's right-hand side and scales
-        (:mod:`skvan.objectives._sparse`). A Lasso path checks one copy per alpha."""
+        (:mod:`skvan.sparse`), a rows objective's kept Gram columns. A Lasso path
+        checks one copy per alpha."""
         return self.__dict__.setdefault("_smooth_cache", {})
 
     def support_systems(self):
         """A dict of the systems of supports of this objective's ``X^T W X``
-        (:func:`~skvan.objectives._sparse._support_system`), in :meth:`smooth_cache`."""
+        (:func:`skvan.sparse._kkt._support_system`), in :meth:`smooth_cache`."""
         return self.smooth_cache().setdefault("support_systems", {})
 
     def _share_smooth_cache(self, other):
