@@ -265,3 +265,52 @@ def test_skactiveml_adapter_starts_from_the_prior_when_a_class_is_missing(breast
     empty = to_skactiveml(VANLogisticRegression(), classes=[0, 1]).fit(X, np.full(len(y), np.nan))
     np.testing.assert_array_equal(empty.predict_proba(X[:3]), np.full((3, 2), 0.5))
     assert empty.sample_proba(X[:3], n_samples=4).shape == (4, 3, 2)
+
+
+def test_refit_ends_fit_at_the_laplace_posterior_of_the_labels_used(breast_cancer):
+    X, y = breast_cancer
+    clf = ActiveVANClassifier(refit=True, batch_size=10, max_iter=6, random_state=0).fit(X, y)
+    rows = clf.queried_indices_
+    ref = LogisticRegression(C=1.0, tol=1e-12, max_iter=10_000).fit(X[rows], y[rows])
+    np.testing.assert_allclose(clf.coef_, ref.coef_, atol=1e-5)
+    np.testing.assert_allclose(clf.intercept_, ref.intercept_, atol=1e-5)
+    # The precision is the Hessian of f at the MAP, the prior's I / C included.
+    Xd = np.c_[X[rows], np.ones(rows.size)]
+    p = 1.0 / (1.0 + np.exp(-Xd @ np.r_[clf.coef_.ravel(), clf.intercept_]))
+    H = (Xd * (p * (1 - p))[:, None]).T @ Xd + np.diag(np.r_[np.ones(X.shape[1]), 0.0])
+    np.testing.assert_allclose(clf.precision_[0], H, rtol=1e-12, atol=1e-12 * np.abs(H).max())
+    assert clf.n_refit_iter_ > 0
+    stream = ActiveVANClassifier(batch_size=10, max_iter=6, random_state=0).fit(X, y)
+    assert stream.n_refit_iter_ == 0
+    assert np.max(np.abs(stream.coef_ - ref.coef_)) > 1e-3  # the stream is another model
+
+
+def test_refit_after_teach_does_not_depend_on_the_order_of_the_labels(breast_cancer):
+    X, y = breast_cancer
+    a = ActiveVANClassifier(refit=True, random_state=0)
+    a.teach(X[:30], y[:30], classes=[0, 1]).teach(X[30:60], y[30:60])
+    b = ActiveVANClassifier(refit=True, random_state=0)
+    b.teach(X[30:60], y[30:60], classes=[0, 1]).teach(X[:30], y[:30])
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-4)
+    assert a.n_labels_ == 60 and a.n_iter_[0] == 2
+    sparse = pytest.importorskip("scipy.sparse")
+    s = ActiveVANClassifier(refit=True, random_state=0)
+    s.teach(sparse.csr_matrix(X[:30]), y[:30], classes=[0, 1])
+    s.teach(sparse.csr_matrix(X[30:60]), y[30:60])
+    np.testing.assert_allclose(s.coef_, a.coef_, atol=1e-10)
+    # The stream keeps no labels.
+    c = ActiveVANClassifier(random_state=0).teach(X[:30], y[:30], classes=[0, 1])
+    assert c._held is None
+
+
+def test_refit_on_several_classes():
+    from sklearn.datasets import load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    clf = ActiveVANClassifier(refit=True, batch_size=5, max_iter=6, random_state=0).fit(X, y)
+    rows = clf.queried_indices_
+    ref = LogisticRegression(C=1.0, tol=1e-12, max_iter=10_000).fit(X[rows], y[rows])
+    np.testing.assert_allclose(clf.coef_, ref.coef_, atol=1e-5)
+    np.testing.assert_allclose(clf.predict_proba(X).sum(axis=1), 1.0, rtol=1e-12)

@@ -3,15 +3,21 @@
 from numbers import Integral, Real
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import ClassifierMixin
 from sklearn.utils import _safe_indexing, check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._compat import Interval, StrOptions, _fit_context, validate_data
 from .._dask import reject_dask
-from ..linear_model._base import CHECK_X, VANLinearModel
+from .._data import issparse
+from ..linear_model._base import AUTO_GROWTH_FULL_BATCH, CHECK_X, VANLinearModel
 from ..linear_model._gaussian_logistic import GaussianLogisticModel
+from ..van import FitSettings, make_family
 from ._strategies import STRATEGIES
+
+#: The refit's convergence test (:class:`~skvan.VANLogisticRegression`'s default).
+REFIT_TOL = 1e-4
 
 
 class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel):
@@ -24,7 +30,9 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
     ``E_q[p(y|x, theta)]`` by default) and takes one streaming VAN step on the
     ``batch_size`` most informative. For labelling on demand, :meth:`query`
     proposes points, :meth:`teach` updates ``q`` with their labels (one streaming
-    step, no refit), and :meth:`should_stop` applies the stopping rule.
+    step), and :meth:`should_stop` applies the stopping rule. With ``refit=True``
+    the classifier keeps the labels it learnt from and ends :meth:`fit`, and
+    every :meth:`teach`, with the Laplace posterior of all of them (see Notes).
 
     Parameters
     ----------
@@ -47,6 +55,14 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
         is spent. None: no budget.
     uncertainty_threshold : float or None, default=None
         :meth:`should_stop` is true once no pool point scores above it.
+    refit : bool, default=False
+        Whether :meth:`fit` ends, and each :meth:`teach` ends, with a refit on every
+        label learnt from so far (the Laplace posterior, see Notes): the model a
+        user would fit on those labels, whatever order they came in, at the cost
+        of a fit per update; the labels are then kept. False: the streaming
+        steps alone (one per batch, the paper's sVAN-Active), whose ``q``
+        depends on the order the labels came in
+        (``python benchmarks/bench_active.py --loop`` compares the two).
     fit_intercept : bool, default=True
         Whether to fit an intercept.
     beta : float, default=1.0
@@ -78,7 +94,9 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
     covariance_ : str
         "full" or "diag".
     n_iter_ : ndarray of shape (1,)
-        Streaming steps taken (fit iterations plus :meth:`teach` calls).
+        Updates made (fit iterations plus :meth:`teach` calls).
+    n_refit_iter_ : int
+        VAN iterations of the last refit (0 without one).
     queried_indices_ : ndarray of shape (n_queried,)
         Rows of the training ``X`` used by :meth:`fit`, in the order they were used.
     query_iteration_ : ndarray of shape (n_queried,)
@@ -101,7 +119,18 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
     ``P <- P + beta E_q[hess f_B]`` and ``mu <- mu - beta P^-1 E_q[grad f_B]``, ``f_B``
     the data term of the batch alone (the prior entered once, through the initial
     precision). After all points have been used once, ``q`` approximates the
-    full-data posterior.
+    full-data posterior, but a stream of one step per batch does not reach it:
+    each step linearises the loss at the mean of its time, so the result
+    depends on the order of the batches and lags the labels.
+
+    The refit (``refit=True``) fits the MAP of the labels held, ``f`` summed over
+    all of them, by full-batch VAN (VO, warm-started at the current mean, to
+    ``tol=1e-4`` as :class:`~skvan.VANLogisticRegression`), and sets the
+    precision to the Hessian of ``f`` there, the prior's ``I / C`` included
+    (the Laplace approximation of the posterior; its diagonal for
+    ``covariance="diag"``). Its cost is that of a
+    :class:`~skvan.VANLogisticRegression` fit on the labels: a few Newton
+    iterations, each a pass over them.
 
     References
     ----------
@@ -139,6 +168,7 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "max_labels": [Interval(Integral, 1, None, closed="left"), None],
         "uncertainty_threshold": [Interval(Real, None, None, closed="neither"), None],
+        "refit": ["boolean"],
     }
 
     def __init__(
@@ -150,6 +180,7 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
         batch_size=10,
         max_labels=None,
         uncertainty_threshold=None,
+        refit=False,
         fit_intercept=True,
         beta=1.0,
         covariance="auto",
@@ -166,6 +197,7 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
         self.batch_size = batch_size
         self.max_labels = max_labels
         self.uncertainty_threshold = uncertainty_threshold
+        self.refit = refit
         self.fit_intercept = fit_intercept
         self.beta = beta
         self.covariance = covariance
@@ -226,13 +258,16 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
             picked, scores = strategy(self, candidates, n_instances=n,
                                       random_state=self._stream_rng)
             rows = pool[picked]
-            self._learn(X[rows], y[rows], sample_weight[rows])
+            self._hold(X[rows], y[rows], sample_weight[rows])
+            super()._learn(X[rows], y[rows], sample_weight[rows])
             used.append(rows)
             when.append(np.full(rows.size, iteration))
             pool = np.delete(pool, picked)
             self._report(f"round {iteration + 1}: {rows.size} labels queried (best score "
                          f"{np.max(scores) if len(scores) else np.nan:.3g}), "
                          f"{sum(r.size for r in used)} so far, {pool.size} left in the pool")
+        if self.refit and used:
+            self._refit_held()
         self.queried_indices_ = np.concatenate(used) if used else np.zeros(0, dtype=int)
         self.query_iteration_ = np.concatenate(when) if when else np.zeros(0, dtype=int)
         self.n_labels_ = int(self.queried_indices_.size)
@@ -272,7 +307,10 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
         return self._strategy()(self, X_pool, n_instances=n, random_state=self._stream_rng)
 
     def teach(self, X, y, sample_weight=None, classes=None):
-        """Update ``q`` with newly labelled points: one streaming VAN step, no refit.
+        """Update ``q`` with newly labelled points (a refit, or one streaming step).
+
+        With ``refit=True``: the Laplace posterior of every label learnt from so
+        far; otherwise one streaming VAN step on the new points.
 
         Parameters
         ----------
@@ -295,6 +333,61 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
         self.n_labels_ = before + int(np.asarray(y).shape[0])
         self._report(f"taught {self.n_labels_ - before} labels, {self.n_labels_} so far")
         return self
+
+    def _start_stream(self):
+        """The prior as the fitted ``q``, and no labels held."""
+        super()._start_stream()
+        self._held = None
+        self.n_refit_iter_ = 0
+
+    def _hold(self, X, y, sample_weight):
+        """Keep validated labelled rows (and their weights) for the refit."""
+        if not self.refit:
+            return
+        held = getattr(self, "_held", None)
+        rows = (X, y, sample_weight)
+        if held is not None:
+            stack = _vstack_sparse if issparse(X) else np.vstack
+            rows = (stack([held[0], X]), np.concatenate([held[1], y]),
+                    np.concatenate([held[2], sample_weight]))
+        self._held = rows
+
+    def _learn(self, X, y, sample_weight):
+        """:meth:`teach`'s update on validated rows: hold them and refit on every
+        label held, or (``refit=False``) one streaming step."""
+        if not self.refit:
+            return super()._learn(X, y, sample_weight)
+        if getattr(self, "_stream_rng", None) is None:
+            self._stream_rng = check_random_state(self.random_state)
+        self._hold(X, y, sample_weight)
+        self._refit_held()
+        self.n_iter_ = self.n_iter_ + 1
+        return self
+
+    def _refit_held(self):
+        """Replace ``q`` by the Laplace posterior of the labels held: their MAP by
+        full-batch VAN from the current mean, the Hessian of ``f`` there as the
+        precision (in the columns' scaled coordinates, as
+        :class:`~skvan.VANLogisticRegression` fits)."""
+        X, y, w = self._held
+        Xd = self._design(X)
+        f = self._link().objective(Xd, y, w, self._penalty())
+        s = f.column_scale()
+        f = f.reparametrised(s)
+        settings = FitSettings(
+            beta=1.0, beta_growth="auto", auto_growth=AUTO_GROWTH_FULL_BATCH,
+            covariance=self.covariance_, hessian="exact", expectation=self.expectation,
+            n_mc_samples=self.n_mc_samples, objective="vo", batch_size=None,
+            max_iter=self.max_iter, tol=REFIT_TOL, verbose=self._step_verbose())
+        family = settings.initial_family(f, self._mean() * s)
+        result = settings.solve(f, family, self._stream_rng)
+        mean = family.mean
+        H = f.hessian(mean)
+        laplace = make_family(self.covariance_, mean,
+                              H.diagonal().copy() if self.covariance_ == "diag" else H)
+        self._unpack(laplace, s, Xd)
+        self.n_refit_iter_ = int(result.n_iter)
+        self._report(f"refit on {y.shape[0]} labels: {result.n_iter} VAN iterations")
 
     def _step_verbose(self):
         """The solver's lines inside each update from ``verbose=2`` on."""
@@ -328,3 +421,8 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
             _, scores = self.query(X_pool, n_instances=1)
             return bool(scores[0] <= self.uncertainty_threshold)
         return False
+
+
+def _vstack_sparse(blocks):
+    """Rows of sparse matrices, one under the other (CSR)."""
+    return sparse.vstack(blocks, format="csr")
