@@ -298,6 +298,9 @@ def test_refit_after_teach_does_not_depend_on_the_order_of_the_labels(breast_can
     s.teach(sparse.csr_matrix(X[:30]), y[:30], classes=[0, 1])
     s.teach(sparse.csr_matrix(X[30:60]), y[30:60])
     np.testing.assert_allclose(s.coef_, a.coef_, atol=1e-10)
+    mixed = ActiveVANClassifier(refit=True, random_state=0)
+    mixed.teach(X[:30], y[:30], classes=[0, 1]).teach(sparse.csr_matrix(X[30:60]), y[30:60])
+    np.testing.assert_allclose(mixed.coef_, a.coef_, atol=1e-10)
     # The stream keeps no labels.
     c = ActiveVANClassifier(random_state=0).teach(X[:30], y[:30], classes=[0, 1])
     assert c._held is None

@@ -347,7 +347,7 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
         held = getattr(self, "_held", None)
         rows = (X, y, sample_weight)
         if held is not None:
-            stack = _vstack_sparse if issparse(X) else np.vstack
+            stack = _vstack_sparse if issparse(X) or issparse(held[0]) else np.vstack
             rows = (stack([held[0], X]), np.concatenate([held[1], y]),
                     np.concatenate([held[2], sample_weight]))
         self._held = rows
