@@ -1,8 +1,10 @@
 """Query strategies and ActiveVANClassifier."""
 
+import warnings
+
 import numpy as np
 import pytest
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.linear_model import LogisticRegression
 
 from skvan import ActiveVANClassifier, VANLogisticRegression
@@ -271,18 +273,21 @@ def test_refit_ends_fit_at_the_laplace_posterior_of_the_labels_used(breast_cance
     X, y = breast_cancer
     clf = ActiveVANClassifier(refit=True, batch_size=10, max_iter=6, random_state=0).fit(X, y)
     rows = clf.queried_indices_
-    ref = LogisticRegression(C=1.0, tol=1e-12, max_iter=10_000).fit(X[rows], y[rows])
-    np.testing.assert_allclose(clf.coef_, ref.coef_, atol=1e-5)
-    np.testing.assert_allclose(clf.intercept_, ref.intercept_, atol=1e-5)
-    # The precision is the Hessian of f at the MAP, the prior's I / C included.
+    # The refit's prior is the stream's, N(0, C I) on [coef, intercept]: scikit-learn's
+    # penalty on a design with a column of ones and no separate intercept.
     Xd = np.c_[X[rows], np.ones(rows.size)]
+    ref = LogisticRegression(C=1.0, fit_intercept=False, tol=1e-12, max_iter=10_000).fit(
+        Xd, y[rows])
+    np.testing.assert_allclose(clf.coef_, ref.coef_[:, :-1], atol=1e-5)
+    np.testing.assert_allclose(clf.intercept_, ref.coef_[:, -1], atol=1e-5)
+    # The precision is the Hessian of f at the MAP, the prior's I / C included.
     p = 1.0 / (1.0 + np.exp(-Xd @ np.r_[clf.coef_.ravel(), clf.intercept_]))
-    H = (Xd * (p * (1 - p))[:, None]).T @ Xd + np.diag(np.r_[np.ones(X.shape[1]), 0.0])
+    H = (Xd * (p * (1 - p))[:, None]).T @ Xd + np.eye(Xd.shape[1])
     np.testing.assert_allclose(clf.precision_[0], H, rtol=1e-12, atol=1e-12 * np.abs(H).max())
     assert clf.n_refit_iter_ > 0
     stream = ActiveVANClassifier(batch_size=10, max_iter=6, random_state=0).fit(X, y)
     assert stream.n_refit_iter_ == 0
-    assert np.max(np.abs(stream.coef_ - ref.coef_)) > 1e-3  # the stream is another model
+    assert np.max(np.abs(stream.coef_ - clf.coef_)) > 1e-3  # the stream is another model
 
 
 def test_refit_after_teach_does_not_depend_on_the_order_of_the_labels(breast_cancer):
@@ -306,6 +311,22 @@ def test_refit_after_teach_does_not_depend_on_the_order_of_the_labels(breast_can
     assert c._held is None
 
 
+def test_refit_with_a_class_not_yet_labelled_converges():
+    """Every intercept has the prior N(0, C): a class with no label has a MAP."""
+    from sklearn.datasets import load_digits
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_digits(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    keep = y < 9  # the tenth class has no label yet
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        clf = ActiveVANClassifier(refit=True, random_state=0).teach(
+            X[keep][:40], y[keep][:40], classes=np.arange(10))
+    assert clf.n_refit_iter_ < 20
+    assert np.all(clf.predict_proba(X[:50])[:, 9] < 0.1)
+
+
 def test_refit_on_several_classes():
     from sklearn.datasets import load_iris
     from sklearn.preprocessing import StandardScaler
@@ -314,6 +335,8 @@ def test_refit_on_several_classes():
     X = StandardScaler().fit_transform(X)
     clf = ActiveVANClassifier(refit=True, batch_size=5, max_iter=6, random_state=0).fit(X, y)
     rows = clf.queried_indices_
-    ref = LogisticRegression(C=1.0, tol=1e-12, max_iter=10_000).fit(X[rows], y[rows])
-    np.testing.assert_allclose(clf.coef_, ref.coef_, atol=1e-5)
+    ref = LogisticRegression(C=1.0, fit_intercept=False, tol=1e-12, max_iter=10_000).fit(
+        np.c_[X[rows], np.ones(rows.size)], y[rows])
+    np.testing.assert_allclose(clf.coef_, ref.coef_[:, :-1], atol=1e-5)
+    np.testing.assert_allclose(clf.intercept_, ref.coef_[:, -1], atol=1e-5)
     np.testing.assert_allclose(clf.predict_proba(X).sum(axis=1), 1.0, rtol=1e-12)

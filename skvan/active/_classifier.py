@@ -13,6 +13,7 @@ from .._dask import reject_dask
 from .._data import issparse
 from ..linear_model._base import AUTO_GROWTH_FULL_BATCH, CHECK_X, VANLinearModel
 from ..linear_model._gaussian_logistic import GaussianLogisticModel
+from ..objectives import L2Penalty
 from ..van import FitSettings, make_family
 from ._strategies import STRATEGIES
 
@@ -128,7 +129,10 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
     ``tol=1e-4`` as :class:`~skvan.VANLogisticRegression`), and sets the
     precision to the Hessian of ``f`` there, the prior's ``I / C`` included
     (the Laplace approximation of the posterior; its diagonal for
-    ``covariance="diag"``). Its cost is that of a
+    ``covariance="diag"``). The prior is the stream's, ``N(0, C I)`` over
+    ``[coef, intercept]``: unlike :class:`~skvan.VANLogisticRegression`, the
+    intercepts are penalised too, so that a class with no label yet has a
+    MAP. Its cost is that of a
     :class:`~skvan.VANLogisticRegression` fit on the labels: a few Newton
     iterations, each a pass over them.
 
@@ -368,10 +372,13 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
         """Replace ``q`` by the Laplace posterior of the labels held: their MAP by
         full-batch VAN from the current mean, the Hessian of ``f`` there as the
         precision (in the columns' scaled coordinates, as
-        :class:`~skvan.VANLogisticRegression` fits)."""
+        :class:`~skvan.VANLogisticRegression` fits). The prior is the stream's,
+        ``N(0, C I)`` over ``[coef, intercept]``: the intercepts too are
+        penalised, so that a class with no label yet has a MAP (an unpenalised
+        intercept would run to minus infinity)."""
         X, y, w = self._held
         Xd = self._design(X)
-        f = self._link().objective(Xd, y, w, self._penalty())
+        f = self._link().objective(Xd, y, w, L2Penalty(np.full(self._n_params(), 1.0 / self.C)))
         s = f.column_scale()
         f = f.reparametrised(s)
         settings = FitSettings(
