@@ -34,20 +34,92 @@ def fitted(breast_cancer):
 @pytest.mark.parametrize("name", ["entropy", "margin", "bald"])
 def test_strategies_return_distinct_top_indices_and_their_scores(name, fitted):
     est, X_pool, _ = fitted
-    idx, scores = STRATEGIES[name](est, X_pool, n_instances=25, random_state=0)
+    top = {} if name == "bald" else {"batch": "top"}
+    idx, scores = STRATEGIES[name](est, X_pool, n_instances=25, random_state=0, **top)
     assert idx.shape == scores.shape == (25,) and len(set(idx)) == 25
     assert np.all(np.diff(scores) <= 1e-12)  # most informative first
-    all_idx, all_scores = STRATEGIES[name](est, X_pool, n_instances=len(X_pool), random_state=0)
+    all_idx, all_scores = STRATEGIES[name](est, X_pool, n_instances=len(X_pool), random_state=0,
+                                           **top)
     assert scores[-1] >= np.sort(all_scores)[-25] - 1e-12
 
 
 def test_entropy_and_margin_scores_match_their_formulas(fitted):
     est, X_pool, _ = fitted
     p = est.predict_proba(X_pool)
-    idx, scores = entropy_sampling(est, X_pool, n_instances=10)
+    idx, scores = entropy_sampling(est, X_pool, n_instances=10, batch="top")
     np.testing.assert_allclose(scores, -(p * np.log(p)).sum(1)[idx], rtol=1e-10)
-    idx, scores = margin_sampling(est, X_pool, n_instances=10)
+    idx, scores = margin_sampling(est, X_pool, n_instances=10, batch="top")
     np.testing.assert_allclose(scores, 1 - np.abs(p[idx, 1] - p[idx, 0]), rtol=1e-10)
+
+
+@pytest.mark.parametrize("strategy", [entropy_sampling, margin_sampling])
+def test_a_joint_batch_starts_with_the_top_point_and_skips_its_duplicates(strategy, fitted):
+    """A pool of five copies of each point: the top-k batch spends its labels on the
+    copies of the best one, the joint batch (auto for a full covariance) on
+    different points, since a pick resolves its copies' uncertainty."""
+    est, X_pool, _ = fitted
+    pool = np.repeat(X_pool[:60], 5, axis=0)
+    top, top_scores = strategy(est, pool, n_instances=5, random_state=0, batch="top")
+    joint, joint_scores = strategy(est, pool, n_instances=5, random_state=0)
+    assert len(set(top // 5)) == 1
+    assert len(set(joint // 5)) == 5
+    assert joint[0] // 5 == top[0] // 5
+    np.testing.assert_allclose(joint_scores[0], top_scores[0], rtol=1e-10)
+    assert np.all(joint_scores[1:] <= joint_scores[0] + 1e-12)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_pool_posterior_conditioning_is_the_gaussian_update(n_classes):
+    """After picks j1, j2 each class's predictor variances are those of the
+    precision plus h x x^T for each pick, inverted afresh (closed form against the
+    rank-one updates)."""
+    from sklearn.datasets import load_iris
+
+    from skvan.active._joint import PoolPosterior
+
+    X, y = load_iris(return_X_y=True)
+    X, y = X[y < n_classes], y[y < n_classes]
+    est = VANLogisticRegression(objective="vi", C=0.5, covariance="full").fit(X[::4], y[::4])
+    posterior = PoolPosterior.of(est, X)
+    np.testing.assert_allclose(posterior.proba(), est.predict_proba(X), atol=1e-6)
+    Xd = np.c_[X, np.ones(len(X))]
+    blocks = [B.copy() for B in posterior.blocks]
+    for j in (7, 31):
+        p = posterior.proba()[j]
+        posterior.condition(j, p)
+        h = p[1:] * (1 - p[1:]) if n_classes == 2 else p * (1 - p)
+        blocks = [np.linalg.inv(np.linalg.inv(B) + h[k] * np.outer(Xd[j], Xd[j]))
+                  for k, B in enumerate(blocks)]
+    for k, B in enumerate(blocks):
+        np.testing.assert_allclose(posterior.blocks[k], B, rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(posterior.V[:, k], np.einsum("ij,jk,ik->i", Xd, B, Xd),
+                                   rtol=1e-8)
+
+
+def test_joint_batches_need_a_posterior(fitted):
+    est, X_pool, _ = fitted
+    plain = LogisticRegression().fit(*_labelled(fitted))
+    with pytest.raises(TypeError, match="batch='joint'.*covariance='full'"):
+        margin_sampling(plain, X_pool, n_instances=3, batch="joint")
+    idx, _ = margin_sampling(plain, X_pool, n_instances=3, random_state=0)  # auto: top-k
+    assert len(set(idx)) == 3
+    with pytest.raises(ValueError, match="batch must be one of"):
+        entropy_sampling(est, X_pool, n_instances=3, batch="jointly")
+    with pytest.raises(ValueError, match="diversity=0"):
+        entropy_sampling(est, X_pool, n_instances=3, batch="joint", diversity=1.0)
+    # a Pipeline ending in a skvan classifier conditions the final step's posterior
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = _labelled(fitted)
+    pipe = make_pipeline(StandardScaler(), VANLogisticRegression(objective="vi", C=0.1)).fit(X, y)
+    idx, _ = margin_sampling(pipe, X_pool, n_instances=4, random_state=0, batch="joint")
+    assert len(set(idx)) == 4
+
+
+def _labelled(fitted):
+    _, X_pool, y_pool = fitted
+    return X_pool[:60], y_pool[:60]
 
 
 def test_bald_is_the_epistemic_part(fitted, breast_cancer):
@@ -165,9 +237,12 @@ def test_query_teach_loop_and_stopping_rule(breast_cancer):
         clf.teach(X[pool[idx]], y[pool[idx]])
         pool = np.delete(pool, idx)
     assert clf.n_labels_ == 20 and clf.n_iter_[0] == 5
-    threshold = ActiveVANClassifier(uncertainty_threshold=0.7, random_state=0).fit(X, y)
-    assert threshold.should_stop(X)  # every label used: nothing is that uncertain
-    assert threshold.should_stop(X[:0])
+    fitted = ActiveVANClassifier(random_state=0).fit(X, y)
+    _, scores = margin_sampling(fitted, X, n_instances=len(X), batch="top")
+    for threshold, stops in ((scores.max() + 1e-6, True), (0.5 * scores.max(), False)):
+        clf = ActiveVANClassifier(uncertainty_threshold=threshold, random_state=0).fit(X, y)
+        assert clf.should_stop(X) is stops
+        assert clf.should_stop(X[:0])
 
 
 def test_callable_query_strategy(breast_cancer):
@@ -285,7 +360,7 @@ def test_refit_ends_fit_at_the_laplace_posterior_of_the_labels_used(breast_cance
     H = (Xd * (p * (1 - p))[:, None]).T @ Xd + np.eye(Xd.shape[1])
     np.testing.assert_allclose(clf.precision_[0], H, rtol=1e-12, atol=1e-12 * np.abs(H).max())
     assert clf.n_refit_iter_ > 0
-    stream = ActiveVANClassifier(batch_size=10, max_iter=6, random_state=0).fit(X, y)
+    stream = ActiveVANClassifier(refit=False, batch_size=10, max_iter=6, random_state=0).fit(X, y)
     assert stream.n_refit_iter_ == 0
     assert np.max(np.abs(stream.coef_ - clf.coef_)) > 1e-3  # the stream is another model
 
@@ -307,7 +382,7 @@ def test_refit_after_teach_does_not_depend_on_the_order_of_the_labels(breast_can
     mixed.teach(X[:30], y[:30], classes=[0, 1]).teach(sparse.csr_matrix(X[30:60]), y[30:60])
     np.testing.assert_allclose(mixed.coef_, a.coef_, atol=1e-10)
     # The stream keeps no labels.
-    c = ActiveVANClassifier(random_state=0).teach(X[:30], y[:30], classes=[0, 1])
+    c = ActiveVANClassifier(refit=False, random_state=0).teach(X[:30], y[:30], classes=[0, 1])
     assert c._held is None
 
 

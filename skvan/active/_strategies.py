@@ -6,7 +6,9 @@ needs ``predict_proba`` (and ``sample_proba`` for BALD), returns distinct indice
 into ``X_pool``, most informative first, with their scores, and breaks ties at
 random with ``random_state``. The pool goes to the estimator as it is: a list of
 strings for a text ``Pipeline``, a DataFrame with its column names, a sparse
-matrix.
+matrix. Entropy and margin sampling choose a batch jointly under a skvan
+classifier's ``q`` (``batch="auto"``, :mod:`skvan.active._joint`), and take the
+top scores for any other classifier.
 """
 
 import numpy as np
@@ -16,6 +18,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import _num_samples, check_array
 
 from .._warnings import NOT_PASSED, renamed
+from ._joint import PoolPosterior, select_jointly
 
 
 def _entropy(proba, axis=-1):
@@ -51,6 +54,46 @@ def _squared_distances(X, i):
     if sp.issparse(X):
         return euclidean_distances(X, X[i], squared=True).ravel()
     return np.sum((X - X[i]) ** 2, axis=1)
+
+
+BATCH_MODES = ("auto", "joint", "top")
+
+
+def _select_batch(estimator, X_pool, n, random_state, score, batch, diversity):
+    """Indices and scores of ``n`` pool points under the per-point ``score`` of
+    the predictive probabilities (higher is more informative).
+
+    ``batch="joint"``: greedily under ``q`` conditioned on the picks before
+    (:mod:`skvan.active._joint`), which needs a skvan classifier with a full
+    covariance (or a Pipeline ending in one); ``"top"``: the best ``n`` scores
+    (with ``diversity``, :func:`select`'s distance bonus); ``"auto"``: joint where
+    the estimator allows it and ``diversity`` is 0, top otherwise."""
+    if batch not in BATCH_MODES:
+        raise ValueError(f"batch must be one of {BATCH_MODES}, got {batch!r}.")
+    rng = check_random_state(random_state)
+    posterior = None
+    if batch != "top" and n > 1:
+        if batch == "joint" and diversity > 0:
+            raise ValueError("batch='joint' selects without a distance bonus: use diversity=0, "
+                             "or batch='top' with diversity.")
+        posterior = PoolPosterior.of(estimator, X_pool) if diversity <= 0 else None
+        if posterior is None and batch == "joint":
+            raise TypeError(
+                f"batch='joint' conditions a Gaussian posterior over a linear model and "
+                f"needs a skvan classifier with covariance='full' (or a Pipeline ending in "
+                f"one); {type(estimator).__name__} is not. Use batch='top'."
+            )
+    scores = score(estimator.predict_proba(X_pool))
+    if posterior is not None:
+        return select_jointly(posterior, scores, n, rng, _rounded)
+    idx = select(scores, n, rng, X_pool, diversity)
+    return idx, scores[idx]
+
+
+def _margin(proba):
+    """``1 - (p_(1) - p_(2))`` per row: higher where the two likeliest classes are closer."""
+    top = np.sort(proba, axis=1)
+    return 1.0 - (top[:, -1] - top[:, -2])
 
 
 def select(scores, n_instances, random_state=None, X_pool=None, diversity=0.0):
@@ -94,7 +137,8 @@ def select(scores, n_instances, random_state=None, X_pool=None, diversity=0.0):
     return np.array(chosen)
 
 
-def entropy_sampling(estimator, X_pool, n_instances=1, random_state=None, diversity=0.0):
+def entropy_sampling(estimator, X_pool, n_instances=1, random_state=None, diversity=0.0,
+                     batch="auto"):
     """Query the points whose predictive distribution has the largest entropy.
 
     ``score(x) = -sum_y p(y|x) log p(y|x)`` with ``p = estimator.predict_proba``; for
@@ -113,13 +157,25 @@ def entropy_sampling(estimator, X_pool, n_instances=1, random_state=None, divers
         Breaks ties.
     diversity : float, default=0.0
         Weight of the distance bonus of :func:`select` (0: plain top-k).
+    batch : {"auto", "joint", "top"}, default="auto"
+        How the ``n_instances`` are chosen. "joint": one at a time, each score
+        multiplied by the fraction of the point's predictive variance that the
+        picks before it leave under the estimator's ``q`` (labelling a point
+        adds its Fisher information, whatever its label: near-duplicates of a
+        pick fall to 0; :mod:`skvan.active._joint`); needs a skvan classifier
+        with ``covariance="full"``, or a Pipeline ending in one. "top": the best
+        scores (with ``diversity``, :func:`select`'s distance bonus). "auto":
+        joint where the estimator allows it and ``diversity`` is 0, top
+        otherwise.
 
     Returns
     -------
     indices : ndarray of shape (n_instances,)
-        Distinct rows of ``X_pool``, most informative first.
+        Distinct rows of ``X_pool``, most informative first (a joint batch: in
+        the order picked).
     scores : ndarray of shape (n_instances,)
-        Their entropies.
+        Their entropies (a joint batch: times the fraction of their predictive
+        variance left at their pick).
 
     Examples
     --------
@@ -136,12 +192,11 @@ def entropy_sampling(estimator, X_pool, n_instances=1, random_state=None, divers
     ((3,), True)
     """
     n = _check_pool(X_pool, n_instances)
-    scores = _entropy(estimator.predict_proba(X_pool))
-    idx = select(scores, n, random_state, X_pool, diversity)
-    return idx, scores[idx]
+    return _select_batch(estimator, X_pool, n, random_state, _entropy, batch, diversity)
 
 
-def margin_sampling(estimator, X_pool, n_instances=1, random_state=None, diversity=0.0):
+def margin_sampling(estimator, X_pool, n_instances=1, random_state=None, diversity=0.0,
+                    batch="auto"):
     """Query the points with the smallest margin between the two likeliest classes.
 
     ``score(x) = 1 - (p_(1)(x) - p_(2)(x))``, so that higher is more informative.
@@ -158,13 +213,25 @@ def margin_sampling(estimator, X_pool, n_instances=1, random_state=None, diversi
         Breaks ties.
     diversity : float, default=0.0
         Weight of the distance bonus of :func:`select`.
+    batch : {"auto", "joint", "top"}, default="auto"
+        How the ``n_instances`` are chosen. "joint": one at a time, each score
+        multiplied by the fraction of the point's predictive variance that the
+        picks before it leave under the estimator's ``q`` (labelling a point
+        adds its Fisher information, whatever its label: near-duplicates of a
+        pick fall to 0; :mod:`skvan.active._joint`); needs a skvan classifier
+        with ``covariance="full"``, or a Pipeline ending in one. "top": the best
+        scores (with ``diversity``, :func:`select`'s distance bonus). "auto":
+        joint where the estimator allows it and ``diversity`` is 0, top
+        otherwise.
 
     Returns
     -------
     indices : ndarray of shape (n_instances,)
-        Distinct rows of ``X_pool``, most informative first.
+        Distinct rows of ``X_pool``, most informative first (a joint batch: in
+        the order picked).
     scores : ndarray of shape (n_instances,)
-        Their scores.
+        Their scores (a joint batch: times the fraction of their predictive
+        variance left at their pick).
 
     Examples
     --------
@@ -180,10 +247,7 @@ def margin_sampling(estimator, X_pool, n_instances=1, random_state=None, diversi
     ((3,), True)
     """
     n = _check_pool(X_pool, n_instances)
-    proba = np.sort(estimator.predict_proba(X_pool), axis=1)
-    scores = 1.0 - (proba[:, -1] - proba[:, -2])
-    idx = select(scores, n, random_state, X_pool, diversity)
-    return idx, scores[idx]
+    return _select_batch(estimator, X_pool, n, random_state, _margin, batch, diversity)
 
 
 def _sampler(estimator):

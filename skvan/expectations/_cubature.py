@@ -277,6 +277,12 @@ def probit_log_softmax(X, mean, blocks):
     M = np.asarray(dot(X, mean.reshape(K, -1).T))
     v = (np.asarray(dot(squared(X), blocks.T)) if blocks.ndim == 2
          else _block_variances(X, blocks))
+    return probit_log_softmax_of(M, v)
+
+
+def probit_log_softmax_of(M, v):
+    """:func:`probit_log_softmax` from the predictors' means ``M`` and variances
+    ``v``, both ``(n, K)``."""
     check_predictors(M, v)
     Z = M / np.sqrt(1.0 + PROBIT_SCALE * np.maximum(v, 0.0))
     Z -= Z.max(axis=1, keepdims=True)

@@ -274,6 +274,26 @@ class GaussianLogisticModel:
         self._variance_blocks = (class_variance_blocks(family, link.n_rows, column_scale)
                                  if link.n_rows > 1 else None)
 
+    def _predictor_blocks(self, X):
+        """What :class:`~skvan.active._joint.PoolPosterior` needs of ``q`` for the rows
+        of ``X``: their design, ``q``'s mean as one row per linear predictor, and
+        each row's block of the covariance over ``[coef, intercept]``; None unless
+        the covariance is a full matrix (a diagonal or Gram form has no cheap
+        blocks to condition)."""
+        check_is_fitted(self)
+        if self.covariance_ != "full":
+            return None
+        X = validate_data(self, X, reset=False, **CHECK_X)
+        link = self._link()
+        mean = self._mean().reshape(link.n_rows, -1)
+        if link.n_rows == 1:
+            blocks = self._family().sigma[None]
+        else:
+            blocks = getattr(self, "_variance_blocks", None)
+            if blocks is None:  # an estimator unpickled without the blocks
+                blocks = class_variance_blocks(self._family(), link.n_rows)
+        return self._design(X), mean, blocks
+
     def _log_proba(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **CHECK_X)
