@@ -149,16 +149,26 @@ def test_beta_search_selects_something_only_under_a_budget(breast_cancer):
 
 def test_verbose_reports_every_round_of_active_learning(breast_cancer, capsys):
     X, y = breast_cancer
-    clf = ActiveVANClassifier(verbose=1, max_iter=3, random_state=0).fit(X, y)
+    clf = ActiveVANClassifier(verbose=1, max_iter=3, refit=False, random_state=0).fit(X, y)
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in lines] == [
         f"[ActiveVANClassifier] round {k}" for k in (1, 2, 3)]
     assert "30 so far" in lines[-1] and "539 left in the pool" in lines[-1]
     clf.teach(X[:5], y[:5])
     assert capsys.readouterr().out == "[ActiveVANClassifier] taught 5 labels, 35 so far\n"
-    ActiveVANClassifier(verbose=2, max_iter=1, random_state=0).fit(X, y)
+    ActiveVANClassifier(verbose=2, max_iter=1, refit=False, random_state=0).fit(X, y)
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("[VAN] iter") and out[-1].startswith("[ActiveVANClassifier] round 1")
+    # With the refit (the default) the rounds end with it, and each teach reports it.
+    clf = ActiveVANClassifier(verbose=1, max_iter=3, random_state=0).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == [
+        *(f"[ActiveVANClassifier] round {k}" for k in (1, 2, 3)),
+        "[ActiveVANClassifier] refit on 30 labels"]
+    clf.teach(X[:5], y[:5])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("[ActiveVANClassifier] refit on 35 labels")
+    assert lines[-1] == "[ActiveVANClassifier] taught 5 labels, 35 so far"
     ActiveVANClassifier(max_iter=2, random_state=0).fit(X, y)
     assert capsys.readouterr().out == ""
 
