@@ -2,9 +2,10 @@
 
 For each dataset and seed: a random 70/30 split, one labelled point per class,
 then rounds of `query` (5 points) and `teach` until the budget. Strategies:
-ActiveVANClassifier with entropy, BALD, random, and entropy with a diversity
-bonus; the non-Bayesian peer is scikit-learn's LogisticRegression refitted on
-the labelled set each round with entropy sampling. All use C=1.
+ActiveVANClassifier streamed (refit=False) with entropy, BALD, random, and
+entropy with a diversity bonus; the non-Bayesian peer is scikit-learn's
+LogisticRegression refitted on the labelled set each round with entropy
+sampling. All use C=1.
 
 Reports: the labels needed to reach 97% of the full-data test accuracy (a VAN
 fit on the whole training split), median over seeds; the mean curves of test
@@ -17,22 +18,29 @@ minibatches.
 
 Run: python benchmarks/bench_active.py [--seeds 10]
      python benchmarks/bench_active.py --loop --seeds 3   (digits, 20 -> 200 labels)
+     python benchmarks/bench_active.py --curves --seeds 5 (against random labels + a refit)
 """
 
 import argparse
+import functools
 import os
 import time
 import warnings
 
 import numpy as np
-from sklearn.datasets import load_breast_cancer, load_digits, make_classification
+from sklearn.datasets import (
+    load_breast_cancer,
+    load_digits,
+    load_wine,
+    make_classification,
+)
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
 from skvan import ActiveVANClassifier, VANLogisticRegression
-from skvan.active import bald_sampling, entropy_sampling
+from skvan.active import bald_sampling, entropy_sampling, margin_sampling, to_skactiveml
 
 STEP = 5
 
@@ -48,9 +56,12 @@ def van_learner(strategy, diversity=0.0):
     def make(seed):
         if diversity:
             def strategy_fn(est, X_pool, n_instances=1, random_state=None):
-                return entropy_sampling(est, X_pool, n_instances, random_state, diversity=diversity)
-            return ActiveVANClassifier(query_strategy=strategy_fn, batch_size=STEP, random_state=seed)
-        return ActiveVANClassifier(query_strategy=strategy, batch_size=STEP, random_state=seed)
+                return entropy_sampling(est, X_pool, n_instances, random_state, diversity=diversity,
+                                    batch="top")
+            return ActiveVANClassifier(query_strategy=strategy_fn, refit=False, batch_size=STEP,
+                                       random_state=seed)
+        return ActiveVANClassifier(query_strategy=strategy, refit=False, batch_size=STEP,
+                                   random_state=seed)
     return make
 
 
@@ -149,13 +160,248 @@ def loop_table(seeds):
               f"{np.mean(streamed):>14.3f}{np.mean(refit):>11.3f}", flush=True)
 
 
+#: Label budgets of the ``--curves`` table, the labels each loop starts from and
+#: the labels queried per round.
+CURVE_BUDGETS = (50, 100, 200, 400)
+CURVE_START = 20
+CURVE_ROUND = 10
+
+
+def curve_sets():
+    """Four multiclass sets with 3 to 10 classes and three binary ones, bundled or
+    generated (inputs standardised in :func:`curves_table`)."""
+    X, y = load_digits(return_X_y=True)
+    yield "digits (10 classes)", X, y
+    X, y = load_wine(return_X_y=True)
+    yield "wine (3)", X, y
+    yield ("generated (6)", *make_classification(
+        3000, 20, n_informative=10, n_redundant=4, n_classes=6, n_clusters_per_class=1,
+        flip_y=0.02, random_state=1))
+    yield ("generated (4)", *make_classification(
+        2000, 30, n_informative=8, n_classes=4, n_clusters_per_class=2, class_sep=1.2,
+        flip_y=0.03, random_state=2))
+    X, y = load_breast_cancer(return_X_y=True)
+    yield "breast_cancer (2)", X, y
+    X, y = load_digits(return_X_y=True)
+    yield "digits odd/even (2)", X, y % 2
+    yield ("generated (2)", *make_classification(
+        3000, 48, n_informative=12, n_redundant=10, class_sep=0.8, flip_y=0.05, random_state=3))
+
+
+class RefitLearner:
+    """scikit-learn's ``LogisticRegression`` (C=1) refitted on every label after
+    each round, querying with ``strategy`` (a skvan strategy function, or
+    "random" for uniformly random labels): what a user does without skvan."""
+
+    def __init__(self, strategy, seed):
+        self.strategy, self.rng = strategy, np.random.RandomState(seed)
+        self.X = self.y = None
+
+    def teach(self, X, y, classes=None):
+        self.X = X if self.X is None else np.vstack([self.X, X])
+        self.y = y if self.y is None else np.r_[self.y, y]
+        self.model = LogisticRegression(C=1.0, max_iter=1000).fit(self.X, self.y)
+        return self
+
+    def query(self, X_pool, n_instances):
+        if self.strategy == "random":
+            return self.rng.permutation(len(X_pool))[:n_instances], None
+        return self.strategy(self.model, X_pool, n_instances, self.rng)
+
+    def score(self, X, y):
+        return self.model.score(X, y)
+
+
+class SkactivemlLearner:
+    """A scikit-activeml query strategy (``make_query()``) over the whole training
+    split with the unlabelled rows missing, its classifier ``make_clf()`` refitted
+    on the labels each round."""
+
+    def __init__(self, make_query, make_clf):
+        self.query_strategy, self.clf = make_query(), make_clf()
+        self.X = self.y = None
+
+    def teach(self, X, y, classes=None):
+        self.X = X if self.X is None else np.vstack([self.X, X])
+        self.y = y if self.y is None else np.r_[self.y, y]
+        self.clf.fit(self.X, self.y)
+        return self
+
+    def query(self, X_pool, n_instances):
+        X = np.vstack([self.X, X_pool])
+        y = np.r_[self.y, np.full(len(X_pool), np.nan)]
+        idx = self.query_strategy.query(X, y, self.clf, batch_size=n_instances)
+        return np.asarray(idx) - len(self.y), None
+
+    def score(self, X, y):
+        return self.clf.score(X, y)
+
+
+def curve_learners(classes, seed):
+    """The learners of the ``--curves`` table, by label: skvan's classifier with
+    its defaults (margin, joint batches, ``refit=True``), with top-k margin
+    batches, and as the paper's sVAN-Active (entropy, ``refit=False``); random
+    labels and margin sampling with a ``LogisticRegression`` refit (scikit-activeml's
+    ``UncertaintySampling(method="margin_sampling")`` with the same classifier
+    picks the same labels); and on two classes scikit-activeml's BatchBALD over
+    ``VANLogisticRegression(objective="vi")`` through
+    :func:`~skvan.active.to_skactiveml`, where scikit-activeml is installed."""
+    def van(**params):
+        return functools.partial(ActiveVANClassifier, batch_size=CURVE_ROUND,
+                                 random_state=seed, **params)
+
+    learners = {
+        "ActiveVANClassifier()": van(),
+        "margin, top-k batches": van(query_strategy=functools.partial(margin_sampling,
+                                                                      batch="top")),
+        "entropy, refit=False": van(query_strategy="entropy", refit=False),
+        "random + LR refit": lambda: RefitLearner("random", seed),
+        "margin + LR refit": lambda: RefitLearner(margin_sampling, seed),
+    }
+    if len(classes) > 2:
+        return learners  # (a VI fit per round on many classes takes seconds: issue 50)
+    try:
+        from skactiveml.pool import BatchBALD
+    except ImportError:
+        return learners
+    learners["skactiveml BatchBALD + VAN"] = lambda: SkactivemlLearner(
+        lambda: BatchBALD(sample_predictions_method_name="sample_proba",
+                          sample_predictions_dict={"n_samples": 30}, random_state=seed),
+        lambda: to_skactiveml(VANLogisticRegression(objective="vi"), classes=classes,
+                              random_state=seed))
+    return learners
+
+
+def curve(make, X_tr, y_tr, X_te, y_te, classes, budget, seed):
+    """Test accuracy after each round of one loop (``CURVE_START`` random labels
+    with every class present, then ``CURVE_ROUND`` per round up to ``budget``)
+    with the learner's own model, and the loop's time without the scoring."""
+    rng = np.random.RandomState(seed)
+    first = [rng.choice(np.flatnonzero(y_tr == c)) for c in classes]
+    rest = np.setdiff1d(np.arange(len(y_tr)), first)
+    taught = first + list(rng.choice(rest, CURVE_START - len(first), replace=False))
+    pool = np.setdiff1d(np.arange(len(y_tr)), taught)
+    start = time.perf_counter()
+    learner = make().teach(X_tr[taught], y_tr[taught], classes=classes)
+    elapsed = time.perf_counter() - start
+    labels, acc = [len(taught)], [learner.score(X_te, y_te)]
+    while labels[-1] < budget:
+        start = time.perf_counter()
+        idx, _ = learner.query(X_tr[pool], n_instances=CURVE_ROUND)
+        learner.teach(X_tr[pool[idx]], y_tr[pool[idx]])
+        elapsed += time.perf_counter() - start
+        pool = np.delete(pool, idx)
+        labels.append(labels[-1] + len(idx))
+        acc.append(learner.score(X_te, y_te))
+    return np.array(labels), np.array(acc), elapsed
+
+
+def curves_table(seeds):
+    """Per data set and learner: the mean test accuracy at each budget of
+    ``CURVE_BUDGETS`` that fits in 80% of the training split, the labels needed to
+    reach 97% of the full-data accuracy (``LogisticRegression`` on the whole
+    training split; median over seeds, ">" where some seed never reached it), and
+    the loop's mean time. Each budget's winner against "random + LR refit" is
+    counted at the end."""
+    wins, labels_ratio = {}, {}
+    for name, X, y in curve_sets():
+        X = StandardScaler().fit_transform(X)
+        classes = np.unique(y)
+        results, full = {}, []
+        for seed in range(seeds):
+            X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, random_state=seed,
+                                                      stratify=y)
+            budgets = [b for b in CURVE_BUDGETS if b <= 0.8 * len(y_tr)]
+            full.append(LogisticRegression(C=1.0, max_iter=1000).fit(X_tr, y_tr).score(X_te, y_te))
+            for label, make in curve_learners(classes, seed).items():
+                results.setdefault(label, []).append(
+                    curve(make, X_tr, y_tr, X_te, y_te, classes, budgets[-1], seed))
+        target = 0.97 * np.mean(full)
+        labels = results["random + LR refit"][0][0]
+        at = [int(np.flatnonzero(labels == b)[0]) for b in budgets]
+        print(f"\n{name}: {len(y)} rows, {X.shape[1]} features; full-data accuracy "
+              f"{np.mean(full):.3f}, target {target:.3f} (mean of {seeds} seeds)")
+        print(f"  {'learner':<28}" + "".join(f"{b:>8}" for b in budgets)
+              + f"{'to target':>11}{'time':>8}")
+        reference = np.mean([r[1] for r in results["random + LR refit"]], axis=0)
+        needed_random = _median_labels(results["random + LR refit"], target)
+        for label, runs in results.items():
+            acc = np.mean([r[1] for r in runs], axis=0)
+            needed = _median_labels(runs, target)
+            print(f"  {label:<28}" + "".join(f"{acc[i]:>8.3f}" for i in at)
+                  + f"{needed[0]:>11}{np.mean([r[2] for r in runs]):>7.1f}s", flush=True)
+            wins.setdefault(label, []).extend(acc[i] >= reference[i] for i in at)
+            if np.isfinite(needed[1]) and np.isfinite(needed_random[1]):
+                labels_ratio.setdefault(label, []).append(needed[1] / needed_random[1])
+    print("\nbudgets at which a learner's accuracy is at least random + LR refit's, and "
+          "its labels to target over random's (mean over the sets both reached):")
+    for label, won in wins.items():
+        ratio = labels_ratio.get(label, [])
+        print(f"  {label:<28}{sum(won):>3}/{len(won)}   "
+              f"{np.mean(ratio) if ratio else np.nan:5.2f}x over {len(ratio)} sets")
+
+
+def round_times(repeats=5):
+    """One labelling round on a pool of 3,000 rows with 10 classes (20 features,
+    200 labels held, 10 more per round): the default classifier's ``query`` (10
+    points) and ``teach``, its ``query`` alone, and ``refit=False``'s round, against
+    ``LogisticRegression`` refitted on the labels plus ``predict_proba`` on the
+    pool and margin sampling's top 10; medians of alternating repeats."""
+    X, y = make_classification(3200, 20, n_informative=12, n_classes=10,
+                               n_clusters_per_class=1, random_state=4)
+    X = StandardScaler().fit_transform(X)
+    held, pool, new = np.arange(200), X[200:3200], slice(3190, 3200)
+    learners = {"ActiveVANClassifier()": ActiveVANClassifier(random_state=0),
+                "refit=False": ActiveVANClassifier(refit=False, random_state=0)}
+    for learner in learners.values():
+        learner.teach(X[held], y[held], classes=np.arange(10))
+    times = {"LogisticRegression refit + predict_proba": [], "ActiveVANClassifier() query": []}
+    times.update({f"{label} query + teach": [] for label in learners})
+    for _ in range(repeats):
+        start = time.perf_counter()
+        model = LogisticRegression(C=1.0, max_iter=1000).fit(X[:210], y[:210])
+        margin_sampling(model, pool, n_instances=10, batch="top")
+        times["LogisticRegression refit + predict_proba"].append(time.perf_counter() - start)
+        start = time.perf_counter()
+        learners["ActiveVANClassifier()"].query(pool)
+        times["ActiveVANClassifier() query"].append(time.perf_counter() - start)
+        for label, learner in learners.items():
+            start = time.perf_counter()
+            learner.query(pool)
+            learner.teach(X[new], y[new])
+            times[f"{label} query + teach"].append(time.perf_counter() - start)
+    base = np.median(times["LogisticRegression refit + predict_proba"])
+    print("\none round on a 3,000 x 20 pool with 10 classes, 200+ labels held "
+          f"(medians of {repeats} alternating repeats):")
+    for label, values in times.items():
+        print(f"  {label:<44}{1e3 * np.median(values):>8.1f} ms  x{np.median(values) / base:5.1f}")
+
+
+def _median_labels(runs, target):
+    """Median over seeds of the labels at which accuracy first reached ``target``
+    (a loop that never did counts as infinite: "> budget")."""
+    needed = [labels_to_target(labels, acc, target) for labels, acc, _ in runs]
+    needed = np.where(np.isnan(needed), np.inf, needed)
+    value = float(np.median(needed))
+    text = f"> {runs[0][0][-1]}" if np.isinf(value) else f"{value:.0f}"
+    return text, value
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--loop", action="store_true",
                         help="instead: the 20 -> 200 label loop on digits' 10 classes, timed "
                              "per strategy against a LogisticRegression refit per round")
+    parser.add_argument("--curves", action="store_true",
+                        help="instead: accuracy at 50/100/200/400 labels and labels to 97%% "
+                             "of full-data accuracy on seven sets, against random labels with "
+                             "a LogisticRegression refit")
     args = parser.parse_args()
+    if args.curves:
+        warnings.simplefilter("ignore")
+        curves_table(args.seeds)
+        return round_times()
     if args.loop:
         warnings.simplefilter("ignore")
         return loop_table(args.seeds)
