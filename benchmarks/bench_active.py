@@ -19,6 +19,7 @@ minibatches.
 Run: python benchmarks/bench_active.py [--seeds 10]
      python benchmarks/bench_active.py --loop --seeds 3   (digits, 20 -> 200 labels)
      python benchmarks/bench_active.py --curves --seeds 5 (against random labels + a refit)
+     python benchmarks/bench_active.py --curves --held-out --seeds 5 (four other sets)
 """
 
 import argparse
@@ -31,6 +32,7 @@ import numpy as np
 from sklearn.datasets import (
     load_breast_cancer,
     load_digits,
+    load_iris,
     load_wine,
     make_classification,
 )
@@ -167,9 +169,22 @@ CURVE_START = 20
 CURVE_ROUND = 10
 
 
-def curve_sets():
+def curve_sets(held_out=False):
     """Four multiclass sets with 3 to 10 classes and three binary ones, bundled or
-    generated (inputs standardised in :func:`curves_table`)."""
+    generated (inputs standardised in :func:`curves_table`); ``held_out``: four
+    others, kept out of the choice of the defaults."""
+    if held_out:
+        X, y = load_iris(return_X_y=True)
+        yield "iris (3)", X, y
+        X, y = load_digits(return_X_y=True)
+        keep = np.isin(y, (3, 5, 8))
+        yield "digits 3/5/8 (3)", X[keep], y[keep]
+        yield ("generated (8)", *make_classification(
+            2500, 25, n_informative=15, n_classes=8, n_clusters_per_class=2, class_sep=1.5,
+            flip_y=0.01, random_state=11))
+        yield ("generated (2), 70/30", *make_classification(
+            2000, 15, n_informative=5, weights=[0.7], flip_y=0.02, random_state=12))
+        return
     X, y = load_digits(return_X_y=True)
     yield "digits (10 classes)", X, y
     X, y = load_wine(return_X_y=True)
@@ -296,7 +311,7 @@ def curve(make, X_tr, y_tr, X_te, y_te, classes, budget, seed):
     return np.array(labels), np.array(acc), elapsed
 
 
-def curves_table(seeds):
+def curves_table(seeds, held_out=False):
     """Per data set and learner: the mean test accuracy at each budget of
     ``CURVE_BUDGETS`` that fits in 80% of the training split, the labels needed to
     reach 97% of the full-data accuracy (``LogisticRegression`` on the whole
@@ -304,7 +319,7 @@ def curves_table(seeds):
     the loop's mean time. Each budget's winner against "random + LR refit" is
     counted at the end."""
     wins, labels_ratio = {}, {}
-    for name, X, y in curve_sets():
+    for name, X, y in curve_sets(held_out):
         X = StandardScaler().fit_transform(X)
         classes = np.unique(y)
         results, full = {}, []
@@ -319,25 +334,24 @@ def curves_table(seeds):
         target = 0.97 * np.mean(full)
         labels = results["random + LR refit"][0][0]
         at = [int(np.flatnonzero(labels == b)[0]) for b in budgets]
-        print(f"\n{name}: {len(y)} rows, {X.shape[1]} features; full-data accuracy "
-              f"{np.mean(full):.3f}, target {target:.3f} (mean of {seeds} seeds)")
-        print(f"  {'learner':<28}" + "".join(f"{b:>8}" for b in budgets)
+        title = f"{name} [{len(y)} x {X.shape[1]}, full-data {np.mean(full):.3f}]"
+        print(f"{title:<44}" + "".join(f"{b:>8}" for b in budgets)
               + f"{'to target':>11}{'time':>8}")
         reference = np.mean([r[1] for r in results["random + LR refit"]], axis=0)
         needed_random = _median_labels(results["random + LR refit"], target)
         for label, runs in results.items():
             acc = np.mean([r[1] for r in runs], axis=0)
             needed = _median_labels(runs, target)
-            print(f"  {label:<28}" + "".join(f"{acc[i]:>8.3f}" for i in at)
+            print(f"  {label:<42}" + "".join(f"{acc[i]:>8.3f}" for i in at)
                   + f"{needed[0]:>11}{np.mean([r[2] for r in runs]):>7.1f}s", flush=True)
             wins.setdefault(label, []).extend(acc[i] >= reference[i] for i in at)
             if np.isfinite(needed[1]) and np.isfinite(needed_random[1]):
                 labels_ratio.setdefault(label, []).append(needed[1] / needed_random[1])
-    print("\nbudgets at which a learner's accuracy is at least random + LR refit's, and "
-          "its labels to target over random's (mean over the sets both reached):")
+    print(f"budgets where a learner's accuracy is at least random + LR refit's (mean of "
+          f"{seeds} seeds), and its labels to target over random's (over the sets both reached):")
     for label, won in wins.items():
         ratio = labels_ratio.get(label, [])
-        print(f"  {label:<28}{sum(won):>3}/{len(won)}   "
+        print(f"  {label:<42}{sum(won):>3}/{len(won)}   "
               f"{np.mean(ratio) if ratio else np.nan:5.2f}x over {len(ratio)} sets")
 
 
@@ -397,11 +411,13 @@ def main():
                         help="instead: accuracy at 50/100/200/400 labels and labels to 97%% "
                              "of full-data accuracy on seven sets, against random labels with "
                              "a LogisticRegression refit")
+    parser.add_argument("--held-out", action="store_true",
+                        help="with --curves: four sets kept out of the choice of the defaults")
     args = parser.parse_args()
     if args.curves:
         warnings.simplefilter("ignore")
-        curves_table(args.seeds)
-        return round_times()
+        curves_table(args.seeds, args.held_out)
+        return None if args.held_out else round_times()
     if args.loop:
         warnings.simplefilter("ignore")
         return loop_table(args.seeds)
