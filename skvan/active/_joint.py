@@ -21,7 +21,10 @@ penalisation, as batch Bayesian optimisation does with its acquisition
 function: González et al., AISTATS 2016). The top-k of the score alone spends
 a batch on near-duplicates; the score is not recomputed under the conditioned
 ``q``, since the predictive probabilities of a point on the decision boundary
-(mean predictor 0) do not move when its variance shrinks.
+(mean predictor 0) do not move when its variance shrinks. Cost: the pool's
+variances from the blocks, ``O(n p^2)`` per class as for ``predict_proba``
+(a binary model also inverts its precision, ``O(p^3)``), then ``O(n p + p^2)``
+per class and pick.
 """
 
 import numpy as np
