@@ -286,13 +286,16 @@ class GaussianLogisticModel:
         X = validate_data(self, X, reset=False, **CHECK_X)
         link = self._link()
         mean = self._mean().reshape(link.n_rows, -1)
-        if link.n_rows == 1:
-            blocks = self._family().sigma[None]
-        else:
-            blocks = getattr(self, "_variance_blocks", None)
-            if blocks is None:  # an estimator unpickled without the blocks
-                blocks = class_variance_blocks(self._family(), link.n_rows)
+        blocks = self._family().sigma[None] if link.n_rows == 1 else self._class_blocks()
         return self._design(X), mean, blocks
+
+    def _class_blocks(self):
+        """Each class's block of the covariance over ``[coef, intercept]`` (with
+        more than two classes), kept by :meth:`_unpack`."""
+        blocks = getattr(self, "_variance_blocks", None)
+        if blocks is None:  # an estimator unpickled without the blocks
+            blocks = class_variance_blocks(self._family(), self._link().n_rows)
+        return blocks
 
     def _log_proba(self, X):
         check_is_fitted(self)
@@ -300,10 +303,7 @@ class GaussianLogisticModel:
         link = self._link()
         if link.n_rows == 1:
             return link.log_proba(self._design(X), self._family())
-        blocks = getattr(self, "_variance_blocks", None)
-        if blocks is None:  # an estimator unpickled without the blocks
-            blocks = class_variance_blocks(self._family(), link.n_rows)
-        return link.log_proba(self._design(X), self._mean(), blocks)
+        return link.log_proba(self._design(X), self._mean(), self._class_blocks())
 
     def decision_function(self, X):
         """Scores from the predictive distribution under ``q``.
