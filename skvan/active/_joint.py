@@ -32,6 +32,7 @@ import numpy as np
 from .._data import dot, issparse
 from ..expectations import log_expected_sigmoid
 from ..expectations._cubature import probit_log_softmax_of
+from ..objectives._linear import check_predictors
 
 
 class PoolPosterior:
@@ -53,6 +54,7 @@ class PoolPosterior:
         self.blocks = np.array(blocks, dtype=np.float64)
         self.M = np.asarray(dot(X, mean.T))
         self.V = np.column_stack([_quadratic_forms(X, B) for B in self.blocks])
+        check_predictors(self.M, self.V)  # the estimator's predict_proba's check
         self._start_total = np.sum(np.maximum(self.V, 0.0), axis=1)
 
     @classmethod

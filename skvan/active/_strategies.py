@@ -83,9 +83,9 @@ def _select_batch(estimator, X_pool, n, random_state, score, batch, diversity):
                 f"needs a skvan classifier with covariance='full' (or a Pipeline ending in "
                 f"one); {type(estimator).__name__} is not. Use batch='top'."
             )
+    if posterior is not None:  # (its probabilities are the estimator's predict_proba)
+        return select_jointly(posterior, score(posterior.proba()), n, rng, _rounded)
     scores = score(estimator.predict_proba(X_pool))
-    if posterior is not None:
-        return select_jointly(posterior, scores, n, rng, _rounded)
     idx = select(scores, n, rng, X_pool, diversity)
     return idx, scores[idx]
 
@@ -214,15 +214,7 @@ def margin_sampling(estimator, X_pool, n_instances=1, random_state=None, diversi
     diversity : float, default=0.0
         Weight of the distance bonus of :func:`select`.
     batch : {"auto", "joint", "top"}, default="auto"
-        How the ``n_instances`` are chosen. "joint": one at a time, each score
-        multiplied by the fraction of the point's predictive variance that the
-        picks before it leave under the estimator's ``q`` (labelling a point
-        adds its Fisher information, whatever its label: near-duplicates of a
-        pick fall to 0; :mod:`skvan.active._joint`); needs a skvan classifier
-        with ``covariance="full"``, or a Pipeline ending in one. "top": the best
-        scores (with ``diversity``, :func:`select`'s distance bonus). "auto":
-        joint where the estimator allows it and ``diversity`` is 0, top
-        otherwise.
+        How the ``n_instances`` are chosen, as in :func:`entropy_sampling`.
 
     Returns
     -------
