@@ -67,21 +67,29 @@ def van_learner(strategy, diversity=0.0):
     return make
 
 
-class RefitLogistic:
-    """scikit-learn's LogisticRegression refitted on all labels seen, with entropy sampling."""
+class RefitLearner:
+    """scikit-learn's ``LogisticRegression`` (C=1) refitted on every label after
+    each round, querying with ``strategy`` (a skvan strategy function, or
+    "random" for uniformly random labels): what a user does without skvan."""
 
-    def __init__(self, seed):
-        self.seed = seed
-        self.X, self.y = None, None
+    def __init__(self, strategy, seed):
+        self.strategy, self.rng = strategy, np.random.RandomState(seed)
+        self.X = self.y = None
 
-    def teach(self, X, y, classes=None):
+    def hold(self, X, y):
+        """Add labelled rows to those held."""
         self.X = X if self.X is None else np.vstack([self.X, X])
         self.y = y if self.y is None else np.r_[self.y, y]
+
+    def teach(self, X, y, classes=None):
+        self.hold(X, y)
         self.model = LogisticRegression(C=1.0, max_iter=1000).fit(self.X, self.y)
         return self
 
     def query(self, X_pool, n_instances):
-        return entropy_sampling(self.model, X_pool, n_instances, self.seed)
+        if self.strategy == "random":
+            return self.rng.permutation(len(X_pool))[:n_instances], None
+        return self.strategy(self.model, X_pool, n_instances, self.rng)
 
     def predict_proba(self, X):
         return self.model.predict_proba(X)
@@ -95,7 +103,7 @@ METHODS = {
     "VAN BALD": van_learner("bald"),
     "VAN random": van_learner("random"),
     "VAN entropy+diversity": van_learner("entropy", diversity=1.0),
-    "LogisticRegression entropy": RefitLogistic,
+    "LogisticRegression entropy": functools.partial(RefitLearner, entropy_sampling),
 }
 
 
@@ -142,7 +150,7 @@ def loop_table(seeds):
             rng = np.random.RandomState(seed)
             start = np.concatenate([rng.choice(np.flatnonzero(y_tr == c), 2, replace=False)
                                     for c in range(10)])
-            learner = (RefitLogistic(seed) if label.startswith("Logistic")
+            learner = (RefitLearner(entropy_sampling, seed) if label.startswith("Logistic")
                        else ActiveVANClassifier(query_strategy=label.split(",")[0],
                                                 refit=label.endswith("refit=True"),
                                                 batch_size=10, random_state=seed))
@@ -203,53 +211,25 @@ def curve_sets(held_out=False):
         3000, 48, n_informative=12, n_redundant=10, class_sep=0.8, flip_y=0.05, random_state=3))
 
 
-class RefitLearner:
-    """scikit-learn's ``LogisticRegression`` (C=1) refitted on every label after
-    each round, querying with ``strategy`` (a skvan strategy function, or
-    "random" for uniformly random labels): what a user does without skvan."""
-
-    def __init__(self, strategy, seed):
-        self.strategy, self.rng = strategy, np.random.RandomState(seed)
-        self.X = self.y = None
-
-    def teach(self, X, y, classes=None):
-        self.X = X if self.X is None else np.vstack([self.X, X])
-        self.y = y if self.y is None else np.r_[self.y, y]
-        self.model = LogisticRegression(C=1.0, max_iter=1000).fit(self.X, self.y)
-        return self
-
-    def query(self, X_pool, n_instances):
-        if self.strategy == "random":
-            return self.rng.permutation(len(X_pool))[:n_instances], None
-        return self.strategy(self.model, X_pool, n_instances, self.rng)
-
-    def score(self, X, y):
-        return self.model.score(X, y)
-
-
-class SkactivemlLearner:
+class SkactivemlLearner(RefitLearner):
     """A scikit-activeml query strategy (``make_query()``) over the whole training
     split with the unlabelled rows missing, its classifier ``make_clf()`` refitted
     on the labels each round."""
 
     def __init__(self, make_query, make_clf):
-        self.query_strategy, self.clf = make_query(), make_clf()
+        self.query_strategy, self.model = make_query(), make_clf()
         self.X = self.y = None
 
     def teach(self, X, y, classes=None):
-        self.X = X if self.X is None else np.vstack([self.X, X])
-        self.y = y if self.y is None else np.r_[self.y, y]
-        self.clf.fit(self.X, self.y)
+        self.hold(X, y)
+        self.model.fit(self.X, self.y)
         return self
 
     def query(self, X_pool, n_instances):
         X = np.vstack([self.X, X_pool])
         y = np.r_[self.y, np.full(len(X_pool), np.nan)]
-        idx = self.query_strategy.query(X, y, self.clf, batch_size=n_instances)
+        idx = self.query_strategy.query(X, y, self.model, batch_size=n_instances)
         return np.asarray(idx) - len(self.y), None
-
-    def score(self, X, y):
-        return self.clf.score(X, y)
 
 
 def curve_learners(classes, seed):
