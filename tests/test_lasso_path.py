@@ -171,7 +171,7 @@ def test_path_keeps_q_between_kinks(monkeypatch):
     the KKT check certifies the previous support at the new alpha with no VAN
     iteration; where they change, VAN runs. Every alpha's coefficients are
     lasso_path's."""
-    _with_engine(monkeypatch, path_corrections=0, path_support=0)
+    _with_engine(monkeypatch, path_corrections=0, path_support=0, path_event_rate=0)
     X, y = PROBLEMS["diabetes"]
     X, y = X - X.mean(axis=0), y - y.mean()
     alphas, coefs, _, n_iter = van_lasso_path(X, y, n_alphas=50, return_n_iter=True)
@@ -370,6 +370,59 @@ def test_kkt_path_reads_every_alpha_off_one_homotopy(name, positive):
     np.testing.assert_array_equal(coefs.T != 0, np.abs(ref) > 1e-10 * np.abs(ref).max())
     kinks = np.any(np.sign(coefs[1:]) != np.sign(coefs[:-1]), axis=1).sum()
     assert kinks >= 4 and n_events >= kinks
+
+
+def test_kkt_path_beyond_its_support_goes_on_at_its_event_rate():
+    """Past ``max_support`` the homotopy stops at once without ``max_rate``, goes
+    on while its events average at most ``max_rate`` per point passed, and the
+    points it reaches are lasso_path's either way."""
+    from skvan.sparse import kkt_path
+
+    X, y = PROBLEMS["correlated p > n"]
+    X, y = X - X.mean(axis=0), y - y.mean()
+    alphas = van_lasso_path(X, y, n_alphas=60)[0]
+    _, ref, _ = lasso_path(X, y, alphas=alphas, tol=1e-12, max_iter=1_000_000)
+    start, end = _objectives_at(X, y, alphas[[0, -1]])
+    at = (alphas[0] - alphas) / (alphas[0] - alphas[-1])
+    coef = np.zeros(X.shape[1])
+    full, n_all, events = kkt_path(start, end, coef, at)
+    assert n_all == len(alphas) and events > 20
+    stopped, n_stopped, _ = kkt_path(start, end, coef, at, max_support=10)
+    assert 0 < n_stopped < len(alphas)
+    assert np.count_nonzero(stopped[n_stopped - 1]) <= 10
+    slow, n_slow, _ = kkt_path(start, end, coef, at, max_support=10, max_rate=0.5)
+    fast, n_fast, fast_events = kkt_path(start, end, coef, at, max_support=10,
+                                         max_rate=events + 1)
+    assert n_stopped <= n_slow < n_fast == len(alphas) and fast_events == events
+    for coefs, n in ((stopped, n_stopped), (slow, n_slow), (fast, n_fast)):
+        scale = np.abs(ref[:, :n]).max()
+        np.testing.assert_allclose(coefs[:n].T, ref[:, :n], rtol=0, atol=1e-6 * scale)
+
+
+def test_path_keeps_to_the_homotopy_while_its_events_are_few(monkeypatch):
+    """A path past ``path_support`` follows the homotopy at up to
+    ``path_event_rate`` events per alpha, and once it needed a fresh start there
+    it keeps to fresh starts; both equal lasso_path at every alpha."""
+    import skvan.van._lasso as engine
+
+    X, y = PROBLEMS["correlated p > n"]
+    X, y = X - X.mean(axis=0), y - y.mean()
+    followed, coefs = {}, {}
+    follow = engine.LassoSolver._follow
+
+    def counted(self, *args, **kwargs):
+        for step in follow(self, *args, **kwargs):
+            followed[self.path_event_rate] = followed.get(self.path_event_rate, 0) + 1
+            yield step
+
+    monkeypatch.setattr(engine.LassoSolver, "_follow", counted)
+    for rate in (0.0, 1e6):
+        _with_engine(monkeypatch, path_support=10, path_event_rate=rate)
+        alphas, coefs[rate], _ = van_lasso_path(X, y, n_alphas=60)
+    _, ref, _ = lasso_path(X, y, alphas=alphas, tol=1e-12, max_iter=1_000_000)
+    assert followed[0.0] < followed[1e6] == len(alphas) - 1
+    for rate in coefs:
+        np.testing.assert_allclose(coefs[rate], ref, rtol=0, atol=1e-6 * np.abs(ref).max())
 
 
 def test_kkt_path_points_are_checked():

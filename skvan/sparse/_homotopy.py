@@ -81,13 +81,13 @@ def kkt_follow(before, after, coef, rtol=1e-9, max_events=None):
         return coef, n_events, ok
 
 
-def _homotopy(check, before, coef, max_events=None, piece=None, max_support=None):
+def _homotopy(check, before, coef, max_events=None, piece=None, go_on=None):
     """:func:`kkt_follow`'s homotopy from ``before``'s minimiser ``coef`` to
     ``check``'s objective. Calls ``piece(t0, t1, w0, dw)`` for each linear piece
     of the path followed, ``w(t) = w0 + (t - t0) dw`` on ``[t0, t1]``, and returns
     ``(coef, n_events, ok, t)``, ``t`` where it stopped (1 when ``ok``): after
-    ``max_events`` events, or once the support has more than ``max_support``
-    coefficients (None: no limit)."""
+    ``max_events`` events, or once ``go_on(support size, events so far)`` is
+    false (None: never)."""
     support = (coef != 0) | check.free
     signs = np.sign(coef)
     solved, grad, _, _, unsolved, ok = check(support, signs)
@@ -114,7 +114,7 @@ def _homotopy(check, before, coef, max_events=None, piece=None, max_support=None
     # On a fixed support the check's solution at t = 1 and the values at t lie
     # on one line: each segment's slopes come from the check that failed.
     while (n_events < max_events and not any_of(unsolved > 0) and 1.0 - t > _EPS
-           and (max_support is None or np.count_nonzero(support) <= max_support)):
+           and (go_on is None or go_on(np.count_nonzero(support), n_events))):
         k, h = _next_event(state, slope, times, event, grad - (strength + t * dstrength - state[0]),
                            (1.0 - t) * dstrength, solved, support, penalised, closed, 1.0 - t)
         if not h <= 1.0 - t:
@@ -170,7 +170,8 @@ def _next_event(state, slope, times, event, e, moved, solved, support, penalised
     return k, max(float(times.flat[k]), 0.0)
 
 
-def kkt_path(start, end, coef, at, rtol=1e-9, max_events=None, max_support=None):
+def kkt_path(start, end, coef, at, rtol=1e-9, max_events=None, max_support=None,
+             max_rate=None):
     """The Lasso's minimisers at the points ``at`` of :func:`kkt_follow`'s
     homotopy from ``start`` (whose minimiser is ``coef``) to ``end``: one
     homotopy for a whole path, its values at the grid read off its linear pieces.
@@ -202,7 +203,13 @@ def kkt_path(start, end, coef, at, rtol=1e-9, max_events=None, max_support=None)
     max_events : int or None
         At most this many events (None: ``n_points * n_params``).
     max_support : int or None
-        Stop once the support has more coefficients (None: no limit).
+        Once the support has more coefficients, stop (None: no limit)...
+    max_rate : float or None
+        ...or, with ``max_rate``, go on while the next event keeps the events
+        within ``max_rate`` per point of ``at`` passed (plus one point's
+        allowance), counted from the start: where the support changes many times between two points, a
+        fresh start at each point (:func:`kkt_finish`'s batched corrections)
+        costs fewer checks than an event each.
 
     Returns
     -------
@@ -256,10 +263,24 @@ def kkt_path(start, end, coef, at, rtol=1e-9, max_events=None, max_support=None)
         check = _KKTCheck(end, rtol)
         if max_events is None:
             max_events = max(at.size, 1) * p
-        w, n_events, ok, _ = _homotopy(check, start, coef, max_events, piece, max_support)
+        w, n_events, ok, _ = _homotopy(check, start, coef, max_events, piece,
+                                       _event_budget(max_support, max_rate, lambda: filled))
         if ok and filled and at[filled - 1] == 1.0:
             coefs[filled - 1] = w
         return coefs, _points_passing(check, start, coefs[:filled], at[:filled]), n_events
+
+
+def _event_budget(max_support, max_rate, n_passed):
+    """:func:`kkt_path`'s ``go_on(support size, events)`` for :func:`_homotopy`
+    (None: no limit), ``n_passed()`` the points passed so far."""
+    if max_support is None:
+        return None
+
+    def go_on(size, n_events):
+        return size <= max_support or (
+            max_rate is not None and n_events < max_rate * (n_passed() + 1))
+
+    return go_on
 
 
 def _points_passing(check, start, coefs, at):

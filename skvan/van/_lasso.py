@@ -205,14 +205,20 @@ class LassoSolver:
     path_support : int, default=64
         Along a path the homotopy follows the grid at once while the support has
         at most this many coefficients (each event then costs ``O(p |S|)``, and
-        the alphas between two kinks need no check); beyond, where supports grow
-        by many coefficients per alpha, the corrections of each alpha cost less.
+        the alphas between two kinks need no check)...
+    path_event_rate : float, default=2.0
+        ...and beyond, while it makes at most this many events per alpha of the
+        grid: an alpha started afresh from the previous one's support costs about
+        two KKT checks where its support changes (the one that fails and the
+        one that passes), an event one. Where supports grow by more per alpha
+        the corrections of each alpha cost less, and once the path has needed
+        them beyond ``path_support`` it keeps to them.
     """
 
     def __init__(self, settings, *, fit_intercept=True, positive=False, l1_ratio=1.0,
                  working_set_start=32, working_set_enter=0.5, path_corrections=100,
                  certificate=None, undecided_radius=3.0, path_gram_flops=1e8,
-                 path_support=64):
+                 path_support=64, path_event_rate=2.0):
         self.settings = settings
         self.fit_intercept = fit_intercept
         self.positive = positive
@@ -224,6 +230,7 @@ class LassoSolver:
         self.undecided_radius = undecided_radius
         self.path_gram_flops = path_gram_flops
         self.path_support = path_support
+        self.path_event_rate = path_event_rate
 
     # -- the problem ------------------------------------------------------------------
     def check(self, n_samples):
@@ -543,16 +550,18 @@ class LassoSolver:
             n_params = problem.least_squares.n_params
             fit = LassoFit(make_family("diag", np.zeros(n_params), np.ones(n_params)),
                            problem.column_scale, 0, 0)
-        previous = None
+        previous, beyond = None, True
         while k < len(alphas):
             problem = self.at_alpha(problem, float(alphas[k]), design, y, sample_weight)
             fit = self.solve(problem, rng) if fit is None else self.warm(previous, problem,
                                                                           fit, rng)
+            # A fresh start beyond path_support: the homotopy's events came too fast.
+            beyond = beyond and np.count_nonzero(fit.coef) <= self.path_support
             yield problem, fit
             previous, k = problem, k + 1
             if lean and k < len(alphas):
                 for problem, fit in self._follow(previous, fit, alphas[k:], design, y,
-                                                 sample_weight):
+                                                 sample_weight, beyond):
                     yield problem, fit
                     previous, k = problem, k + 1
 
@@ -582,23 +591,23 @@ class LassoSolver:
                 return LassoFit(family, problem.column_scale, 0, n)
         return self.solve(problem, rng, start / problem.column_scale)
 
-    def _follow(self, problem, fit, alphas, design, y, sample_weight):
+    def _follow(self, problem, fit, alphas, design, y, sample_weight, beyond=True):
         """The lean path's next alphas from ``fit`` at ``problem`` by one homotopy
-        while the support has at most ``path_support`` coefficients: yields
-        ``(problem, fit)`` for the alphas it reached (none where it cannot: a ridge
-        that changes with alpha, expectations that need rows, a support already
-        too large)."""
+        while the support has at most ``path_support`` coefficients, and with
+        ``beyond``, past that at ``path_event_rate``: yields ``(problem, fit)``
+        for the alphas it reached (none where it cannot: a ridge that changes
+        with alpha, expectations that need rows, a support already too large)."""
         alphas = np.asarray(alphas, dtype=np.float64)
         if (self.l1_ratio < 1.0 or not self.settings.exact_full_batch(problem.n_samples)
-                or np.count_nonzero(fit.coef) > self.path_support):
+                or not beyond and np.count_nonzero(fit.coef) > self.path_support):
             return
         end = self.at_alpha(problem, float(alphas[-1]), design, y, sample_weight)
         before, after = self.solved(problem)[0], self.solved(end)[0]
         if before.support_systems() is not after.support_systems():
             return
         at = np.clip((problem.alpha - alphas) / (problem.alpha - alphas[-1]), 0.0, 1.0)
-        coefs, reached, _ = kkt_path(before, after, fit.coef, at,
-                                     max_support=self.path_support)
+        coefs, reached, _ = kkt_path(before, after, fit.coef, at, max_support=self.path_support,
+                                     max_rate=self.path_event_rate if beyond else None)
         for alpha, coef in zip(alphas[:reached], coefs[:reached]):
             fit.family.mean = coef
             at_alpha = end if alpha == alphas[-1] else self.at_alpha(problem, float(alpha),
