@@ -115,6 +115,40 @@ def test_l1_penalty_expectation_matches_monte_carlo(rng):
         assert np.isclose(grad[j], (pen.expectation(mean + dm, var)[0] - pen.expectation(mean - dm, var)[0]) / (2 * h), rtol=1e-5)
 
 
+def test_elastic_net_penalty_is_its_two_parts(rng):
+    """ElasticNetPenalty: scikit-learn's elastic net strengths, its value, gradient,
+    curvature and expectations the sums of its L1 and L2 parts', the expected
+    gradient and curvature the derivatives of the expected value (Price's
+    theorem, central differences), and every transform applied to both parts."""
+    from skvan.objectives import ElasticNetPenalty, L1Penalty
+
+    pen = ElasticNetPenalty.from_alpha(0.3, 0.25, n_params=4, total_weight=8.0, n_free=1)
+    np.testing.assert_allclose(pen.l1.strength, [0.6, 0.6, 0.6, 0.0], rtol=1e-15)  # n alpha l1_ratio
+    np.testing.assert_allclose(pen.l2.strength, [1.8, 1.8, 1.8, 0.0], rtol=1e-15)
+    l1, l2 = L1Penalty(pen.l1.strength), L2Penalty(pen.l2.strength)
+    theta, mean = np.array([0.5, -2.0, 0.0, 7.0]), np.array([0.3, -1.0, 0.0, 2.0])
+    var = np.array([0.5, 0.1, 2.0, 1.0])
+    assert np.isclose(pen.value(theta), 0.6 * 2.5 + 0.9 * 4.25, rtol=1e-15)
+    np.testing.assert_allclose(pen.gradient(theta), l1.gradient(theta) + l2.gradient(theta))
+    np.testing.assert_allclose(pen.hessian_diag(theta), pen.l2.strength)
+    value, grad, curv = pen.expectation(mean, var)
+    parts = [part.expectation(mean, var) for part in (l1, l2)]
+    assert np.isclose(value, parts[0][0] + parts[1][0], rtol=1e-15)
+    np.testing.assert_allclose(grad, parts[0][1] + parts[1][1], rtol=1e-15)
+    np.testing.assert_allclose(curv, parts[0][2] + parts[1][2], rtol=1e-15)
+    h = 1e-6
+    for j in range(3):
+        step = np.eye(4)[j] * h
+        dm = (pen.expectation(mean + step, var)[0] - pen.expectation(mean - step, var)[0]) / (2 * h)
+        dv = (pen.expectation(mean, var + step)[0] - pen.expectation(mean, var - step)[0]) / (2 * h)
+        assert np.isclose(grad[j], dm, rtol=1e-6) and np.isclose(curv[j], 2 * dv, rtol=1e-6)
+    scale = np.array([2.0, 0.5, 4.0, 1.0])
+    moved = pen.reparametrised(scale)
+    assert np.isclose(moved.value(scale * theta), pen.value(theta), rtol=1e-14)
+    assert np.isclose(pen.multiplied(3.0).value(theta), 3.0 * pen.value(theta), rtol=1e-14)
+    np.testing.assert_allclose(pen.restricted([0, 3]).l2.strength, [1.8, 0.0], rtol=1e-15)
+
+
 def test_l1_majorizer_curvature_bounds_the_expectation(rng):
     """The gauss_newton curvature is that of a quadratic upper bound of E|theta|
     touching it at the current mean: E|t| at mean + d stays below the bound."""

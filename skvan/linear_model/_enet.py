@@ -1,5 +1,6 @@
-"""The elastic net by VAN: the Lasso's engine with ``l1_ratio`` (its ridge folded
-into the least squares, :class:`~skvan.van.LassoSolver`)."""
+"""The elastic net by VAN: the Lasso's engine (:class:`~skvan.van.LassoSolver`)
+with an :class:`~skvan.objectives.ElasticNetPenalty`, its ridge folded into the
+least squares."""
 
 from numbers import Real
 
@@ -70,6 +71,7 @@ class VANElasticNet(VANLassoRegressor):
     See Also
     --------
     VANLassoRegressor : ``l1_ratio=1``.
+    skvan.objectives.ElasticNetPenalty : The penalty, its L1 and L2 parts.
     sklearn.linear_model.ElasticNet : The same objective by coordinate descent.
 
     Notes

@@ -12,12 +12,13 @@ from ._function import FunctionObjective
 from ._linear import LinearModelObjective
 from ._losses import LogisticLoss, SquaredLoss
 from ._multinomial import MultinomialObjective, SoftmaxLoss
-from ._penalties import L1Penalty, L2Penalty, NoPenalty
+from ._penalties import ElasticNetPenalty, L1Penalty, L2Penalty, NoPenalty
 from ._quadratic import QuadraticObjective
 
 __all__ = [
     "ChunkSpec",
     "ChunkedObjective",
+    "ElasticNetPenalty",
     "FunctionObjective",
     "L1Penalty",
     "L2Penalty",

@@ -205,3 +205,123 @@ class L1Penalty(_SeparablePenalty):
         else:
             curv = self.strength * 2.0 * pdf / s
         return value, self.strength * sign, curv
+
+
+class ElasticNetPenalty:
+    """The elastic net's penalty ``g(theta) = sum_j (lambda_j |theta_j| + rho_j theta_j^2 / 2)``:
+    an :class:`L1Penalty` and an :class:`L2Penalty` on the same parameters.
+
+    Its two parts are kept apart because they are minimised differently: the L1
+    part by the Lasso's exact zeros and KKT certificate
+    (:class:`~skvan.van.LassoSolver`), the L2 part, smooth, as the ridge of the
+    least squares (``X^T W X + diag(rho)``, or ``sqrt(rho_j) e_j`` rows).
+
+    Parameters
+    ----------
+    l1_strength, l2_strength : ndarray of shape (n_params,)
+        Non-negative ``lambda_j`` and ``rho_j``; both zero leave a parameter (an
+        intercept) unpenalised.
+
+    Attributes
+    ----------
+    l1 : L1Penalty
+        ``sum_j lambda_j |theta_j|``.
+    l2 : L2Penalty
+        ``sum_j rho_j theta_j^2 / 2``.
+
+    See Also
+    --------
+    L1Penalty, L2Penalty : The parts.
+    skvan.linear_model.VANElasticNet : The estimator minimising least squares plus it.
+
+    Notes
+    -----
+    Every expectation is the sum of its parts' (exact under any Gaussian). A
+    linear model's elastic net at ``alpha`` and ``l1_ratio`` on rows of total
+    weight ``n`` (:meth:`from_alpha`) has ``lambda_j = n alpha l1_ratio`` and
+    ``rho_j = n alpha (1 - l1_ratio)``: scikit-learn's ``ElasticNet`` objective
+    multiplied by ``n``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skvan.objectives import ElasticNetPenalty
+    >>> g = ElasticNetPenalty.from_alpha(0.1, 0.5, n_params=3, total_weight=10.0, n_free=1)
+    >>> g.l1.strength, g.l2.strength
+    (array([0.5, 0.5, 0. ]), array([0.5, 0.5, 0. ]))
+    >>> g.value(np.array([1.0, -2.0, 5.0]))
+    2.75
+    """
+
+    def __init__(self, l1_strength, l2_strength):
+        self.l1 = L1Penalty(l1_strength)
+        self.l2 = L2Penalty(l2_strength)
+
+    @classmethod
+    def from_alpha(cls, alpha, l1_ratio, n_params, total_weight, n_free=0):
+        """``n alpha (l1_ratio ||w||_1 + (1 - l1_ratio) ||w||^2 / 2)`` over ``n_params``
+        parameters whose last ``n_free`` (an intercept) are unpenalised."""
+        l1, l2 = np.zeros(n_params), np.zeros(n_params)
+        features = slice(0, n_params - n_free)
+        l1[features] = alpha * l1_ratio * total_weight
+        l2[features] = alpha * (1.0 - l1_ratio) * total_weight
+        return cls(l1, l2)
+
+    @property
+    def strength(self):
+        """The L1 strengths ``lambda_j``, as an :class:`L1Penalty`'s."""
+        return self.l1.strength
+
+    @property
+    def curvature_bound(self):
+        """The largest curvature of ``g_j`` away from 0: ``rho_j``."""
+        return self.l2.strength
+
+    def _apply(self, method, *args):
+        """The penalty whose parts are ``part.method(*args)``."""
+        l1, l2 = (getattr(part, method)(*args) for part in (self.l1, self.l2))
+        return ElasticNetPenalty(l1.strength, l2.strength)
+
+    def multiplied(self, factor):
+        """The same penalty with both strengths multiplied by ``factor``."""
+        return self._apply("multiplied", factor)
+
+    def reparametrised(self, column_scale):
+        """The penalty of ``theta' = column_scale * theta``."""
+        return self._apply("reparametrised", column_scale)
+
+    def restricted(self, columns):
+        """The penalty on ``theta[columns]``."""
+        return self._apply("restricted", columns)
+
+    def value(self, theta):
+        """Return ``g(theta)``."""
+        return self.l1.value(theta) + self.l2.value(theta)
+
+    def gradient(self, theta):
+        """Return the subgradient ``lambda sign(theta) + rho theta``."""
+        return self.l1.gradient(theta) + self.l2.gradient(theta)
+
+    def hessian_diag(self, theta):
+        """Return ``rho`` (the L1 part's curvature is 0 away from 0)."""
+        return self.l2.hessian_diag(theta)
+
+    def expectation(self, mean, var, hessian="exact"):
+        """``E[g], E[grad g]`` and a curvature: the sums of the parts'."""
+        return _summed(self.l1.expectation(mean, var, hessian),
+                       self.l2.expectation(mean, var, hessian))
+
+    def expectation_under(self, family, mean, hessian="exact"):
+        """:meth:`expectation` under ``family``'s covariance, centred at ``mean``."""
+        return _summed(self.l1.expectation_under(family, mean, hessian),
+                       self.l2.expectation_under(family, mean, hessian))
+
+    @staticmethod
+    def add_curvature(C, curvature):
+        """Return ``C`` plus the penalty's diagonal ``curvature``."""
+        return add_diagonal(C, curvature)
+
+
+def _summed(first, second):
+    """``(value, gradient, curvature)`` of two penalties' expectations, added."""
+    return tuple(a + b for a, b in zip(first, second))

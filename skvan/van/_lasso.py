@@ -8,10 +8,11 @@ validates, builds the engine from its parameters and unpacks:
   pass over the rows), or through the rows themselves for the Gram covariance
   forms and wide data, whose ``X^T W X`` is formed a column at a time as
   coefficients need it (:class:`~skvan.objectives._linear.GramColumns`); the
-  penalty ``alpha n (l1_ratio ||w||_1 + (1 - l1_ratio) ||w||^2 / 2)``, its
-  ridge part folded into the smooth least squares (``X^T W X + r I``, or
-  ``p`` rows ``sqrt(r) e_j``), so that every exact expectation and the KKT
-  machinery of the L1 part apply unchanged;
+  penalty, an :class:`~skvan.objectives.ElasticNetPenalty`
+  ``alpha n (l1_ratio ||w||_1 + (1 - l1_ratio) ||w||^2 / 2)``: its L2 part (the
+  ridge ``rho``) folded into the smooth least squares (``X^T W X + diag(rho)``,
+  or ``p`` rows ``sqrt(rho_j) e_j``), so that every exact expectation and the
+  KKT machinery of its L1 part apply unchanged;
 - one alpha: VAN with the exact L1 expectations, each step the whole-step
   backtrack restricted by :class:`~skvan.van.KeepSigns`, until
   :class:`~skvan.van.LassoCertificate` certifies the support read off ``q``;
@@ -38,7 +39,12 @@ from sklearn.exceptions import ConvergenceWarning
 from .._dask import is_dask_collection
 from .._data import as_design, weighted_column_squares
 from .._warnings import warn_user
-from ..objectives import L1Penalty, LinearModelObjective, QuadraticObjective, SquaredLoss
+from ..objectives import (
+    ElasticNetPenalty,
+    LinearModelObjective,
+    QuadraticObjective,
+    SquaredLoss,
+)
 from ..objectives._chunked import UNSCALED_DASK
 from ..objectives._linear import gram_column_statistics, jacobi_scale_from
 from ..sparse import kkt_excess, kkt_finish, kkt_follow, kkt_path, nonnegative
@@ -91,12 +97,13 @@ class LassoProblem:
     intercept]`` (``n_samples`` rows, of total weight ``total_weight``) and
     ``linear`` the same over ``column_scale * theta``, both built by ``build`` on
     first use where they are not given. ``gram`` holds the one pass's statistics
-    a path rebuilds other alphas from, ``ridge`` the ridge's weight ``r``
+    a path rebuilds other alphas from, ``ridge`` the penalty's L2 part (an
+    :class:`~skvan.objectives.L2Penalty` over ``[coef, intercept]``, or None)
     folded into the least squares and ``ridgeless`` (an elastic net's) that least
     squares without it, to which a path adds each alpha's ridge."""
 
     def __init__(self, alpha, column_scale, least_squares, n_samples, total_weight,
-                 design=None, linear=None, build=None, gram=None, ridge=0.0, ridgeless=None):
+                 design=None, linear=None, build=None, gram=None, ridge=None, ridgeless=None):
         self.alpha = alpha
         self.column_scale = column_scale
         self.least_squares = least_squares
@@ -177,7 +184,8 @@ class LassoSolver:
     positive : bool, default=False
         Coefficients constrained to ``>= 0`` (:func:`~skvan.sparse.nonnegative`).
     l1_ratio : float, default=1.0
-        The L1 share of the penalty (1: the Lasso).
+        The L1 share of the penalty, an :class:`~skvan.objectives.ElasticNetPenalty`
+        (1: the Lasso, no L2 part).
     working_set_start : int, default=32
         Columns of a wide fit's first working set (the most correlated with the
         residual); each round at most doubles it with the worst KKT violators.
@@ -252,28 +260,25 @@ class LassoSolver:
                     "covariance='full' or 'diag'."
                 )
 
-    def strength(self, n_params, total_weight, alpha):
-        """The L1 strengths ``alpha l1_ratio n`` over ``[coef, intercept]`` (0 on the
-        intercept)."""
-        strength = np.full(n_params, alpha * self.l1_ratio * total_weight)
-        if self.fit_intercept:
-            strength[-1] = 0.0
-        return strength
-
-    def ridge(self, total_weight, alpha):
-        """The ridge's weight ``r = alpha (1 - l1_ratio) n`` on ``||w||^2 / 2``."""
-        return alpha * (1.0 - self.l1_ratio) * total_weight
+    def penalty(self, n_params, total_weight, alpha):
+        """``(l1, ridge)``: the parts of the penalty at ``alpha`` over ``[coef,
+        intercept]`` on rows of total weight ``total_weight``, an
+        :class:`~skvan.objectives.ElasticNetPenalty` with the intercept
+        unpenalised; ``ridge``, its L2 part, None where it is 0 (the Lasso)."""
+        penalty = ElasticNetPenalty.from_alpha(alpha, self.l1_ratio, n_params, total_weight,
+                                               int(self.fit_intercept))
+        return penalty.l1, penalty.l2 if np.any(penalty.l2.strength > 0) else None
 
     def rows_objective(self, Xd, y, sample_weight, alpha):
         """Least squares on the design ``Xd`` (``[X, 1]``) with the L1 penalty at
         ``alpha``; with a ridge, on ``[Xd; sqrt(r) I]`` (the intercept's column 0 in
         the extra rows) with ``y`` padded with zeros."""
         total = float(np.sum(sample_weight))
-        ridge = self.ridge(total, alpha)
-        if ridge > 0:
-            Xd, y, sample_weight = _ridge_rows(Xd, y, sample_weight, ridge, self.fit_intercept)
-        strength = self.strength(Xd.shape[1], total, alpha)
-        return LinearModelObjective(Xd, y, SquaredLoss(), sample_weight, L1Penalty(strength))
+        l1, ridge = self.penalty(Xd.shape[1], total, alpha)
+        if ridge is not None:
+            Xd, y, sample_weight = _ridge_rows(Xd, y, sample_weight, ridge.strength,
+                                               self.fit_intercept)
+        return LinearModelObjective(Xd, y, SquaredLoss(), sample_weight, l1)
 
     def problem(self, design, y, sample_weight, alpha, gram=None, on_rows=False):
         """What a fit at ``alpha`` solves (:class:`LassoProblem`), from the design
@@ -300,7 +305,7 @@ class LassoSolver:
         least_squares = linear if on_rows else QuadraticObjective.from_linear(linear)
         total = float(np.sum(sample_weight))
         return LassoProblem(alpha, column_scale, least_squares, full.X.shape[0], total, full,
-                            linear, ridge=self.ridge(total, alpha))
+                            linear, ridge=self.penalty(full.n_params, total, alpha)[1])
 
     def statistics(self, X, y, sample_weight):
         """The least squares on ``[X, 1]`` and its columns' statistics, ``(raw, top,
@@ -318,8 +323,8 @@ class LassoSolver:
         from the columns' statistics; the rows' objective built on first use."""
         raw, top, squares = gram
         n_features, rows_weight = design.n_features, raw.total_weight
-        ridge = self.ridge(rows_weight, alpha)
-        extra = n_features if ridge > 0 else 0
+        l1, ridge = self.penalty(raw.n_params, rows_weight, alpha)
+        extra = 0 if ridge is None else n_features
 
         def build():
             full = self.rows_objective(design.Xd, y, sample_weight, alpha)
@@ -330,35 +335,32 @@ class LassoSolver:
             return weighted_column_squares(full.X, full.sample_weight, norm)
 
         if extra:
-            # [X; r I] with weights [w, 1]: the ridge rows add r to each feature's
-            # weighted squares and sqrt(r) to its largest entry.
+            # [X; diag(sqrt(rho))] with weights [w, 1]: the ridge rows add rho_j to
+            # each feature's weighted squares and sqrt(rho_j) to its largest entry.
+            rho = ridge.strength[:n_features]
             top, squares = top.copy(), squares.copy()
-            top[:n_features] = np.maximum(top[:n_features], np.sqrt(ridge))
-            squares[:n_features] += ridge
+            top[:n_features] = np.maximum(top[:n_features], np.sqrt(rho))
+            squares[:n_features] += rho
         total = rows_weight + extra
         column_scale = jacobi_scale_from(
             total, top, lambda norm: squares if norm is None else rows_squares(norm), 0.0,
             design.n_samples + extra)
-        penalty = L1Penalty(self.strength(raw.n_params, rows_weight, alpha)).reparametrised(
-            column_scale)
         ridgeless = QuadraticObjective(raw.G, raw.b, raw.c, total_weight=total).rescaled(
-            column_scale, penalty)
-        return LassoProblem(alpha, column_scale, self._with_ridge(ridgeless, ridge, column_scale,
-                                                                  n_features),
+            column_scale, l1.reparametrised(column_scale))
+        return LassoProblem(alpha, column_scale, self._with_ridge(ridgeless, ridge, column_scale),
                             design.n_samples + extra, rows_weight, build=build, gram=gram,
                             ridge=ridge, ridgeless=ridgeless if extra else None)
 
     @staticmethod
-    def _with_ridge(ridgeless, ridge, column_scale, n_features, penalty=None):
-        """``ridgeless`` (over ``column_scale * theta``) plus ``r ||w||^2 / 2``: ``r /
-        s_j^2`` on the features' diagonal (exact: the Jacobi scales are powers of
-        two), with ``penalty`` (None: ``ridgeless``'s)."""
+    def _with_ridge(ridgeless, ridge, column_scale, penalty=None):
+        """``ridgeless`` (over ``column_scale * theta``) plus the L2 penalty ``ridge``
+        (None: none): ``rho_j / s_j^2`` on the diagonal (exact: the Jacobi scales
+        are powers of two), with ``penalty`` (None: ``ridgeless``'s)."""
         penalty = ridgeless.penalty if penalty is None else penalty
-        if not ridge > 0:
+        if ridge is None:
             return ridgeless if penalty is ridgeless.penalty else ridgeless.with_penalty(penalty)
         G = ridgeless.G.copy()
-        features = np.arange(n_features)
-        G[features, features] += ridge / column_scale[:n_features] ** 2
+        G.reshape(-1)[:: G.shape[0] + 1] += ridge.reparametrised(column_scale).strength
         return QuadraticObjective(G, ridgeless.b, ridgeless.c, penalty, ridgeless.total_weight)
 
     def _reridged(self, problem, alpha, design, y, sample_weight):
@@ -367,15 +369,14 @@ class LassoSolver:
         strengths re-weighted; the rows' objective built on first use."""
         column_scale, total = problem.column_scale, problem.total_weight
         ridgeless = problem.ridgeless
-        penalty = L1Penalty(self.strength(ridgeless.n_params, total, alpha)).reparametrised(
-            column_scale)
-        ridge = self.ridge(total, alpha)
+        l1, ridge = self.penalty(ridgeless.n_params, total, alpha)
 
         def build():
             full = self.rows_objective(design.Xd, y, sample_weight, alpha)
             return full, full.reparametrised(column_scale)
 
-        least_squares = self._with_ridge(ridgeless, ridge, column_scale, design.n_features, penalty)
+        least_squares = self._with_ridge(ridgeless, ridge, column_scale,
+                                         l1.reparametrised(column_scale))
         return LassoProblem(alpha, column_scale, least_squares, problem.n_samples, total,
                             build=build, gram=problem.gram, ridge=ridge, ridgeless=ridgeless)
 
@@ -388,8 +389,7 @@ class LassoSolver:
                 return self._reridged(problem, alpha, design, y, sample_weight)
             return self.problem(design, y, sample_weight, alpha, problem.gram,
                                 on_rows=problem.gram is None)
-        strength = problem.least_squares.penalty.strength * (alpha / problem.alpha)
-        return problem.at(alpha, L1Penalty(strength))
+        return problem.at(alpha, problem.least_squares.penalty.multiplied(alpha / problem.alpha))
 
     def solved(self, problem):
         """``(solved, f)``: the least squares the certificate checks (with
@@ -511,8 +511,9 @@ class LassoSolver:
         from the VO solution), the noise variance of the solution's residuals
         and the VI run's iterations (``fitted.n_iter`` under VO)."""
         least_squares, coef, total = problem.least_squares, fitted.coef, problem.total_weight
-        w = (coef / problem.column_scale)[:-1 if self.fit_intercept else None]
-        ridge_part = problem.ridge * float(w @ w)  # the ridge rows' share: not residuals
+        # The ridge rows' share of the squares: not residuals.
+        ridge_part = 0.0 if problem.ridge is None else 2.0 * problem.ridge.value(
+            coef / problem.column_scale)
         noise = noise_variance(least_squares, coef, total, ridge_part)
         if objective != "vi":
             return fitted.family, noise, fitted.n_iter
@@ -627,11 +628,11 @@ def noise_variance(quadratic, theta, total, not_residual=0.0):
     return rss / total if total > 0 else 0.0
 
 
-def _ridge_rows(Xd, y, sample_weight, ridge, fit_intercept):
-    """``[Xd; sqrt(r) I]`` (the intercept's column 0 in the extra rows), ``y``
-    padded with zeros and the extra rows' weights 1."""
+def _ridge_rows(Xd, y, sample_weight, rho, fit_intercept):
+    """``[Xd; diag(sqrt(rho))]`` over the features (the intercept's column 0 in the
+    extra rows), ``y`` padded with zeros and the extra rows' weights 1."""
     n_features = Xd.shape[1] - int(fit_intercept)
-    rows = np.sqrt(ridge) * np.eye(n_features, Xd.shape[1])
+    rows = np.sqrt(rho[:n_features])[:, None] * np.eye(n_features, Xd.shape[1])
     Xd = (sp.vstack([Xd, sp.csr_matrix(rows)], format="csr") if sp.issparse(Xd)
           else np.vstack([Xd, rows]))
     y = np.concatenate([np.asarray(y, dtype=np.float64), np.zeros(n_features)])
