@@ -54,6 +54,12 @@ Each figure is the minimum over repeats, in ms (us for the per-call costs):
 14. ``--reductions``: per call, in us, on 11 entries (diabetes' Lasso has 11
     parameters) and on 1,000: numpy's ``any``, ``all``, ``isfinite(a).all()``,
     ``max`` and ``min`` against ``skvan._reductions``.
+16. ``--pairs``: a multinomial model's two passes over the rows for every pair
+    of classes, the curvature's Gram blocks ``X^T diag(w h_km) X`` and the
+    predictor covariances ``x_i^T Sigma_km x_i``, as one product per class pair
+    against one product per row block with the rows' feature-pair products
+    (``skvan._data.FeaturePairs``; ``pays`` says which the model uses), for
+    3-10 classes and 20-128 features.
 15. ``--blas-threads``: VANLogisticRegression fits (ms, medians of 7 alternating
     repeats, 3 from ``5e7`` multiply-adds per pass) on the user's BLAS threads,
     as the solver runs them, against threadpoolctl's one-thread limit around
@@ -139,6 +145,7 @@ def main():
     parser.add_argument("--tiny-fits", action="store_true", help="only part 13")
     parser.add_argument("--reductions", action="store_true", help="only part 14")
     parser.add_argument("--blas-threads", action="store_true", help="only part 15")
+    parser.add_argument("--pairs", action="store_true", help="only part 16")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     repeats = 3 if args.quick else 5
@@ -150,6 +157,8 @@ def main():
         return reductions(rng)
     if args.blas_threads:
         return blas_threads()
+    if args.pairs:
+        return feature_pairs(rng, repeats, args.quick)
     if args.gram:
         return gram_accumulator(rng, repeats)
     if args.sparse_gradient:
@@ -633,10 +642,39 @@ def multinomial(rng, repeats, quick):
                 C[k * p:(k + 1) * p, k * p:] += B.T @ Y
         return C
 
-    print(f"  Gram blocks, {n} x {p}: {K * (K + 1) // 2} products X^T diag(h_km) X "
+    print(f"  Gram blocks, {n} x {p}: data_curvature (its feature pairs, part 16) "
           f"{1e3 * best(lambda: objective.data_curvature(H), repeats):7.1f}   {K} stacked "
           f"products {1e3 * best(stacked, repeats):7.1f}   off-diagonal blocks as (S - G_kk "
           f"- G_mm) / 2, S a symmetric rank-k product {1e3 * best(symmetric, repeats):7.1f}")
+
+
+def feature_pairs(rng, repeats, quick):
+    """Part 16: class-pair products against the feature pairs' one product."""
+    from skvan._data import FeaturePairs, gram
+
+    print("16. Per class pair against feature pairs (ms): Gram blocks and predictor "
+          "covariances; 'pays' is FeaturePairs.pays")
+    print(f"{'rows':>7}{'p':>5}{'K':>4}  {'grams: pairs of classes':>24}{'features':>10}"
+          f"  {'forms: pairs of classes':>24}{'features':>10}  pays")
+    n = 5_000 if quick else 20_000
+    for p, K in ((20, 3), (64, 5), (30, 6), (50, 8), (65, 10), (90, 10), (128, 10)):
+        X = rng.standard_normal((n, p))
+        k, m = np.triu_indices(K)
+        W = rng.uniform(0.0, 1.0, (n, k.size))
+        B = rng.standard_normal((K * p, K * p))
+        S = (B @ B.T).reshape(K, p, K, p)[k, :, m, :]
+        pairs = FeaturePairs(p)
+
+        def class_grams():
+            return [gram(X, W[:, c]) for c in range(k.size)]
+
+        def class_forms():
+            return np.column_stack([np.einsum("ij,ij->i", X @ S[c], X) for c in range(k.size)])
+
+        cells = [best(f, repeats) for f in (class_grams, lambda: pairs.grams(X, W),
+                                             class_forms, lambda: pairs.forms(X, S))]
+        print(f"{n:>7}{p:>5}{K:>4}  {1e3 * cells[0]:>24.1f}{1e3 * cells[1]:>10.1f}"
+              f"  {1e3 * cells[2]:>24.1f}{1e3 * cells[3]:>10.1f}  {FeaturePairs.pays(X, k.size)}")
 
 
 if __name__ == "__main__":

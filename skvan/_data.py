@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.extmath import row_norms
 
-from ._blocks import row_blocks
+from ._blocks import BLOCK_ELEMENTS, row_blocks
 
 issparse = sp.issparse
 
@@ -178,6 +178,77 @@ def gram_and_tdot(X, d, u=None):
         else:
             H += part
     return (np.zeros((p, p)) if H is None else H), g
+
+
+class FeaturePairs:
+    """Sums over the rows of a dense ``X`` through the products of each row's
+    feature pairs, ``x_ia x_ib`` for ``a <= b`` (``m = p (p + 1) / 2`` of them).
+
+    Two passes that a multinomial model makes for each of its ``c = K (K + 1) / 2``
+    pairs of classes become one matrix product per block of rows against those
+    products: the weighted Gram matrices ``sum_i w_ic x_i x_i^T`` (:meth:`grams`)
+    and the quadratic forms ``x_i^T S_c x_i`` (:meth:`forms`). Against ``c``
+    products ``X^T diag(w_c) X`` (``2 n p^2`` multiply-adds each off the
+    diagonal) they take about half the arithmetic, in one product whose shape
+    runs at the BLAS's speed where there are many class pairs and few
+    features (:meth:`pays`); ``python benchmarks/bench_passes.py --pairs``
+    times both.
+    """
+
+    #: Class pairs from which the one product pays (six classes)...
+    MIN_COLUMNS = 21
+    #: ...and rows per block of the pair products, at least (:data:`BLOCK_ELEMENTS`).
+    MIN_ROWS = 64
+
+    def __init__(self, n_features):
+        self.a, self.b = np.triu_indices(n_features)
+        self.n_features = n_features
+        # Pairs (a, b >= a) are stored feature by feature: a's start at offset[a].
+        self.offset = np.r_[0, np.cumsum(np.arange(n_features, 0, -1))]
+
+    @classmethod
+    def pays(cls, X, n_columns):
+        """Whether the pairs' one product is the faster way for ``X`` and
+        ``n_columns`` sums (dense ``X``; a block of :data:`BLOCK_ELEMENTS` pair
+        products holds at least :data:`MIN_ROWS` rows)."""
+        p = X.shape[1]
+        return (not sp.issparse(X) and n_columns >= cls.MIN_COLUMNS
+                and BLOCK_ELEMENTS // max(p * (p + 1) // 2, 1) >= cls.MIN_ROWS)
+
+    def _blocks(self, X):
+        """``(rows, products)`` per row block of ``X``: the pair products, ``(m,
+        rows)`` (float64), one broadcast product per feature ``a`` of its row of
+        ``X^T`` with those of ``b >= a`` (gathering the two factors of every pair
+        instead costs several times as much)."""
+        products = None
+        for rows in row_blocks(X.shape[0], self.a.size):
+            columns = np.ascontiguousarray(X[rows].T, dtype=np.float64)  # (p, rows)
+            if products is None or products.shape[1] != columns.shape[1]:
+                products = np.empty((self.a.size, columns.shape[1]))
+            for a in range(self.n_features):
+                np.multiply(columns[a:a + 1], columns[a:],
+                            out=products[self.offset[a]:self.offset[a + 1]])
+            yield rows, products
+
+    def grams(self, X, W):
+        """``(c, p, p)``: ``sum_i W_ic x_i x_i^T`` for the columns of ``W`` ``(n, c)``."""
+        total = np.zeros((self.a.size, W.shape[1]))
+        for rows, products in self._blocks(X):
+            total += products @ W[rows]
+        out = np.empty((W.shape[1], self.n_features, self.n_features))
+        out[:, self.a, self.b] = total.T
+        out[:, self.b, self.a] = total.T
+        return out
+
+    def forms(self, X, S):
+        """``(n, c)``: ``x_i^T S_c x_i`` for a stack ``S`` ``(c, p, p)`` of matrices
+        (a pair ``a < b`` weighs ``S_ab + S_ba``)."""
+        a, b = self.a, self.b
+        weights = (S[:, a, b] + S[:, b, a]) * np.where(a == b, 0.5, 1.0)
+        out = np.empty((X.shape[0], len(S)))
+        for rows, products in self._blocks(X):
+            out[rows] = (weights @ products).T
+        return out
 
 
 def augmented_gram(X, y, w, fit_intercept):

@@ -444,3 +444,33 @@ def test_active_classifier_class_weight_multiplies_sample_weight(class_weight):
     np.testing.assert_allclose(weighted.coef_, as_samples.coef_, rtol=1e-10, atol=1e-12)
     unweighted = ActiveVANClassifier(random_state=0).fit(X, y)
     assert np.abs(weighted.coef_ - unweighted.coef_).max() > 1e-3
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_feature_pairs_give_every_class_pairs_products(dtype, monkeypatch):
+    """With many classes and few features the curvature's Gram blocks and the
+    predictor covariances come from the rows' feature-pair products
+    (FeaturePairs): equal, to round-off, to one product per pair of classes,
+    for a float32 design too and a covariance whose blocks are not symmetric."""
+    from skvan._data import FeaturePairs
+    from skvan.expectations._cubature import predictor_covariances
+
+    rng = np.random.default_rng(0)
+    n, p, K = 700, 9, 7
+    X = rng.standard_normal((n, p)).astype(dtype)
+    assert FeaturePairs.pays(X, K * (K + 1) // 2) and not FeaturePairs.pays(X, 6)
+    f = MultinomialObjective(X, np.eye(K)[rng.integers(0, K, n)], rng.uniform(0.5, 2.0, n))
+    P = rng.dirichlet(np.ones(K), n)
+    H = -P[:, :, None] * P[:, None, :] + np.einsum("ik,kl->ikl", P, np.eye(K))
+    B = rng.standard_normal((K * p, K * p))
+    family = FullGaussian(np.zeros(K * p), B @ B.T + K * p * np.eye(K * p))
+    Xd = X.astype(np.float64)
+    C_ref = np.einsum("i,ikm,ia,ib->kamb", f.weights, H, Xd, Xd).reshape(K * p, K * p)
+    V_ref = np.einsum("ia,kamb,ib->ikm", Xd, family.sigma.reshape(K, p, K, p), Xd)
+    C, V = f.data_curvature(H), predictor_covariances(X, K, family)
+    monkeypatch.setattr(FeaturePairs, "pays", classmethod(lambda cls, X, c: False))
+    for got, per_pair, ref in ((C, f.data_curvature(H), C_ref),
+                               (V, predictor_covariances(X, K, family), V_ref)):
+        scale = np.max(np.abs(ref))
+        assert np.max(np.abs(got - ref)) <= 1e-13 * scale  # reached: 1e-15
+        assert np.max(np.abs(per_pair - ref)) <= 1e-13 * scale

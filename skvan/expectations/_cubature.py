@@ -53,7 +53,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._blocks import index_blocks, row_blocks
-from .._data import dot, issparse, squared
+from .._data import FeaturePairs, dot, issparse, squared
 from ..objectives import MultinomialObjective
 from ..objectives._linear import check_predictors
 from ._base import LinearPredictorExpectation
@@ -332,6 +332,13 @@ def predictor_covariances(X, K, family):
             for m in range(k, K):
                 block = XS[:, (m - k) * p:(m - k + 1) * p]
                 V[:, k, m] = V[:, m, k] = np.asarray(X.multiply(block).sum(axis=1)).ravel()
+        return V
+    k, m = np.triu_indices(K)
+    if FeaturePairs.pays(X, k.size):
+        # Every class pair's form from one product per row block.
+        Sp = S.reshape(K, p, K, p)
+        V[:, k, m] = FeaturePairs(p).forms(X, Sp[k, :, m, :])
+        V[:, m, k] = V[:, k, m]
         return V
     # In row blocks: the products x_i^T Sigma_{k, m >= k} of a whole design are
     # n x K p temporaries (200 MB on 50,000 x 51 with ten classes), which made this

@@ -31,7 +31,7 @@ the curvature one class's coefficient gets where ``p = 1/2``.
 import numpy as np
 from scipy.special import logsumexp
 
-from .._data import dot, gram, scale_columns, squared, tdot
+from .._data import FeaturePairs, dot, gram, scale_columns, squared, tdot
 from ._linear import RowsObjective, jacobi_column_scale
 from ._penalties import NoPenalty
 
@@ -239,11 +239,15 @@ class MultinomialObjective(RowsObjective):
             d = w[:, None] * np.einsum("ikk->ik", H)
             return np.asarray(tdot(self._X_squared, d)).T.ravel()
         C = np.empty((K * p, K * p))
-        for k in range(K):
-            for m in range(k, K):
-                block = gram(self.X, w * H[:, k, m])
-                C[k * p:(k + 1) * p, m * p:(m + 1) * p] = block
-                C[m * p:(m + 1) * p, k * p:(k + 1) * p] = block.T
+        k, m = np.triu_indices(K)
+        if FeaturePairs.pays(self.X, k.size):
+            # Every class pair's block from one product per row block.
+            blocks = FeaturePairs(p).grams(self.X, w[:, None] * H[:, k, m])
+        else:
+            blocks = [gram(self.X, w * H[:, i, j]) for i, j in zip(k, m)]
+        for i, j, block in zip(k, m, blocks):
+            C[i * p:(i + 1) * p, j * p:(j + 1) * p] = block
+            C[j * p:(j + 1) * p, i * p:(i + 1) * p] = block.T
         return C
 
     # -- the gauge term (module docstring) ------------------------------------------
