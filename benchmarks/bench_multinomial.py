@@ -1,6 +1,7 @@
 """Multinomial VAN logistic regression against scikit-learn (issue 13).
 
-1. Fit time at matched accuracy (iris, wine, digits, a generated set): VAN with
+1. Fit time at matched accuracy (iris, wine, digits, generated sets with 5, 6
+   and 10 classes): VAN with
    its defaults against scikit-learn's
    multinomial ``LogisticRegression`` with lbfgs and newton-cholesky, each at
    the loosest tol in 1e-1, 1e-2, ... whose relative coefficient error
@@ -42,10 +43,10 @@ def timing_problems(quick):
         yield name, StandardScaler().fit_transform(X), y
     X, y = load_digits(return_X_y=True)
     yield "digits (1797 x 64, 10 classes)", StandardScaler().fit_transform(X), y
-    n = 10_000 if quick else 50_000
-    X, y = make_classification(n, 50, n_informative=30, n_classes=10, n_clusters_per_class=1,
-                               random_state=0)
-    yield f"synthetic ({n} x 50, 10 classes)", X, y
+    for n, p, K in ((5_000, 30, 6), (20_000, 20, 5), (10_000 if quick else 50_000, 50, 10)):
+        X, y = make_classification(n, p, n_informative=3 * p // 5, n_classes=K,
+                                   n_clusters_per_class=1, random_state=0)
+        yield f"synthetic ({n} x {p}, {K} classes)", X, y
 
 
 def rel_err(est, ref):

@@ -657,7 +657,8 @@ def feature_pairs(rng, repeats, quick):
     print(f"{'rows':>7}{'p':>5}{'K':>4}  {'grams: pairs of classes':>24}{'features':>10}"
           f"  {'forms: pairs of classes':>24}{'features':>10}  pays")
     n = 5_000 if quick else 20_000
-    for p, K in ((20, 3), (64, 5), (30, 6), (50, 8), (65, 10), (90, 10), (128, 10)):
+    for p, K in ((20, 3), (30, 3), (20, 4), (20, 5), (40, 5), (64, 5), (30, 6), (50, 8),
+                 (65, 10), (80, 10), (128, 10)):
         X = rng.standard_normal((n, p))
         k, m = np.triu_indices(K)
         W = rng.uniform(0.0, 1.0, (n, k.size))

@@ -188,16 +188,17 @@ class FeaturePairs:
     pairs of classes become one matrix product per block of rows against those
     products: the weighted Gram matrices ``sum_i w_ic x_i x_i^T`` (:meth:`grams`)
     and the quadratic forms ``x_i^T S_c x_i`` (:meth:`forms`). Against ``c``
-    products ``X^T diag(w_c) X`` (``2 n p^2`` multiply-adds each off the
-    diagonal) they take about half the arithmetic, in one product whose shape
-    runs at the BLAS's speed where there are many class pairs and few
-    features (:meth:`pays`); ``python benchmarks/bench_passes.py --pairs``
-    times both.
+    products ``X^T diag(w_c) X`` they take about half the arithmetic, in one
+    product that runs at the BLAS's speed where each feature pair serves
+    enough class pairs (:meth:`pays`); ``python benchmarks/bench_passes.py
+    --pairs`` times both.
     """
 
-    #: Class pairs from which the one product pays (six classes)...
-    MIN_COLUMNS = 21
-    #: ...and rows per block of the pair products, at least (:data:`BLOCK_ELEMENTS`).
+    #: The one product pays up to about this many feature pairs per sum (per class
+    #: pair; ``python benchmarks/bench_passes.py --pairs``: the two break even
+    #: near 20 features for 3 classes, 40 for 5 and 80 for 10)...
+    PAIRS_PER_COLUMN = 40
+    #: ...with at least this many rows in a block of the products (:data:`BLOCK_ELEMENTS`).
     MIN_ROWS = 64
 
     def __init__(self, n_features):
@@ -209,11 +210,12 @@ class FeaturePairs:
     @classmethod
     def pays(cls, X, n_columns):
         """Whether the pairs' one product is the faster way for ``X`` and
-        ``n_columns`` sums (dense ``X``; a block of :data:`BLOCK_ELEMENTS` pair
-        products holds at least :data:`MIN_ROWS` rows)."""
-        p = X.shape[1]
-        return (not sp.issparse(X) and n_columns >= cls.MIN_COLUMNS
-                and BLOCK_ELEMENTS // max(p * (p + 1) // 2, 1) >= cls.MIN_ROWS)
+        ``n_columns`` sums: a dense ``X`` with at most :data:`PAIRS_PER_COLUMN`
+        feature pairs per sum, a block of whose products holds at least
+        :data:`MIN_ROWS` rows."""
+        m = X.shape[1] * (X.shape[1] + 1) // 2
+        return (not sp.issparse(X) and m <= cls.PAIRS_PER_COLUMN * n_columns
+                and BLOCK_ELEMENTS // max(m, 1) >= cls.MIN_ROWS)
 
     def _blocks(self, X):
         """``(rows, products)`` per row block of ``X``: the pair products, ``(m,
