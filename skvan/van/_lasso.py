@@ -207,9 +207,10 @@ class LassoSolver:
     undecided_radius : float, default=3.0
         :class:`~skvan.van.KeepSigns`'s ``radius``: the longest move, in standard
         deviations of ``q``, of a coefficient whose sign ``q`` has not decided.
-    path_gram_flops : float, default=1e8
+    path_gram_flops : float, default=3e6
         A lean path (:meth:`path`) forms ``X^T W X`` instead of working through the
-        rows where that costs at most this many multiply-adds (``n p^2``).
+        rows where that costs at most this many multiply-adds (``n p^2``) per
+        alpha of its grid: formed once, it serves every alpha's KKT checks.
     path_support : int, default=64
         Along a path the homotopy follows the grid at once while the support has
         at most this many coefficients (each event then costs ``O(p |S|)``, and
@@ -225,7 +226,7 @@ class LassoSolver:
 
     def __init__(self, settings, *, fit_intercept=True, positive=False, l1_ratio=1.0,
                  working_set_start=32, working_set_enter=0.5, path_corrections=100,
-                 certificate=None, undecided_radius=3.0, path_gram_flops=1e8,
+                 certificate=None, undecided_radius=3.0, path_gram_flops=3e6,
                  path_support=64, path_event_rate=2.0):
         self.settings = settings
         self.fit_intercept = fit_intercept
@@ -533,10 +534,12 @@ class LassoSolver:
         a check (the family is then a placeholder around the solution); otherwise
         the first alpha is a fit and each later one carries its ``q``. A lean path
         whose rows would serve a Gram covariance form works through ``X^T W X``
-        where forming it costs at most ``path_gram_flops``: on small wide data a
-        KKT check on the Gram matrix costs less than one on the rows' columns."""
+        where forming it costs at most ``path_gram_flops`` per alpha: on small
+        wide data a KKT check on the Gram matrix costs less than one on the rows'
+        columns."""
         if lean and on_rows and not is_dask_collection(design.X) and (
-                design.n_samples * (design.n_features + 1) ** 2 <= self.path_gram_flops):
+                design.n_samples * (design.n_features + 1) ** 2
+                <= self.path_gram_flops * len(alphas)):
             # Only coefficients are read: X^T W X, cheap to form, instead of the rows.
             engine = copy.copy(self)
             engine.settings = self.settings.with_(covariance="full")
