@@ -19,7 +19,7 @@ Two measures (issue 3; the paper's Figure 2a-b):
 3. ``--path``: VANLassoCV against LassoCV (the same 100 alphas, 5 folds), wall
    time ratio (minimum of alternating repeats), whether ``alpha_`` is that of
    ``LassoCV`` solved to ``tol=1e-12`` (at its default tol, neighbouring alphas'
-   held-out errors can swap), on six datasets including one with p > n; and the
+   held-out errors can swap), on eight datasets including three with p > n; and the
    warm-start saving along van_lasso_path: VAN iterations along the path (each
    alpha starting from the previous one's solution, followed by homotopy)
    against cold fits at every alpha. ``--enet-path``: the same comparison for
@@ -325,7 +325,7 @@ def growth_sweep(growths=(1.5, 2.0, 4.0, 8.0, 16.0)):
 
 def path_datasets():
     """``(name, X, y)`` for ``--path``: diabetes, the bundled-shape generators of
-    ``--speed``, a correlated set, and one with more features than rows."""
+    ``--speed``, a correlated set, and three with more features than rows."""
     X, y = load_diabetes(return_X_y=True)
     yield "diabetes 442 x 10", X, y
     X, y = synthetic(2000, 50, 10, seed=5)
@@ -338,6 +338,10 @@ def path_datasets():
     yield "make_regression 20000 x 100", X, y
     X, y = synthetic(100, 300, 10, seed=7)
     yield "synthetic 100 x 300 (p > n)", X, y
+    X, y = make_regression(100, 400, n_informative=20, noise=10.0, random_state=3)
+    yield "make_regression 100 x 400 (p > n)", X, y
+    X, y = synthetic(200, 1000, 20, seed=12)
+    yield "synthetic 200 x 1000 (p > n)", X, y
 
 
 def path_comparison(repeats):

@@ -77,9 +77,10 @@ SECTIONS = [
      "... 1e-10 reaching a 1e-6 relative objective gap at every alpha (`>`: none "
      "did within 120 s, the time a lower bound); `LassoCV` at `lasso_path`'s tol; "
      "\"VAN gap\": VAN's objective over the best any peer reached, worst alpha.",
-     "VAN's path: the homotopy over the grid while the support is small, then "
-     "batched KKT corrections per alpha on the Gram matrix's columns (formed as "
-     "supports need them, the likely entries in the same pass over the rows)."),
+     "VAN's path: the homotopy over the grid while the support is small or its events "
+     "few (at most two per alpha), then batched KKT corrections per alpha on the Gram "
+     "matrix's columns (formed as supports need them, the likely entries in the same "
+     "pass over the rows)."),
     ("enet_path", "Elastic-net cross-validation",
      "python benchmarks/bench_lasso.py --enet-path",
      "`VANElasticNetCV` against `ElasticNetCV`, `l1_ratio=0.5`, 100 alphas, 5 folds.",
@@ -117,10 +118,12 @@ SECTIONS = [
      "python benchmarks/bench_multinomial.py --repeats 3",
      "Matched accuracy, `C=1`, medians of 3 alternating repeats; then held-out "
      "log-loss of the VI posterior averaged, at its mean, and scikit-learn's MAP.",
-     "Each VAN iteration on 50,000 x 50 x 10 makes two passes of `K^2 n p^2 / 2` "
-     "multiply-adds (the rows' predictor covariances and the Gram blocks) and, while "
-     "`q` is wide, a batched `eigh` for the cubature's roots: about 2.5x Newton's "
-     "time is this design's floor there."),
+     "Each VAN iteration makes two passes over the rows for every pair of classes "
+     "(the rows' predictor covariances and the curvature's Gram blocks), through the "
+     "rows' feature-pair products where they pay (`python benchmarks/bench_passes.py "
+     "--pairs`) and, while `q` is wide, a batched `eigh` for the cubature's roots; "
+     "newton-cholesky makes one pass. The small sets' ratios are fixed costs around "
+     "fits of 2-3 ms."),
     ("stochastic", "Stochastic VAN",
      "python benchmarks/bench_stochastic.py",
      "Logistic regression, `C=1`: passes over the data to reach 1e-3 relative of "
