@@ -207,9 +207,10 @@ def kkt_path(start, end, coef, at, rtol=1e-9, max_events=None, max_support=None,
     max_rate : float or None
         ...or, with ``max_rate``, go on while the next event keeps the events
         within ``max_rate`` per point of ``at`` passed (plus one point's
-        allowance), counted from the start: where the support changes many times between two points, a
-        fresh start at each point (:func:`kkt_finish`'s batched corrections)
-        costs fewer checks than an event each.
+        allowance), counted from the start: where the support changes many
+        times between two points, a fresh start at each point
+        (:func:`kkt_finish`'s batched corrections) costs fewer checks than an
+        event each.
 
     Returns
     -------

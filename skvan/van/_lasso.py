@@ -271,9 +271,9 @@ class LassoSolver:
         return penalty.l1, penalty.l2 if np.any(penalty.l2.strength > 0) else None
 
     def rows_objective(self, Xd, y, sample_weight, alpha):
-        """Least squares on the design ``Xd`` (``[X, 1]``) with the L1 penalty at
-        ``alpha``; with a ridge, on ``[Xd; sqrt(r) I]`` (the intercept's column 0 in
-        the extra rows) with ``y`` padded with zeros."""
+        """Least squares on the design ``Xd`` (``[X, 1]``) with the L1 part of the
+        penalty at ``alpha``; with an L2 part ``rho``, on ``[Xd; diag(sqrt(rho))]``
+        (the intercept's column 0 in the extra rows) with ``y`` padded with zeros."""
         total = float(np.sum(sample_weight))
         l1, ridge = self.penalty(Xd.shape[1], total, alpha)
         if ridge is not None:
