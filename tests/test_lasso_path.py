@@ -390,13 +390,14 @@ def test_kkt_path_beyond_its_support_goes_on_at_its_event_rate():
     stopped, n_stopped, _ = kkt_path(start, end, coef, at, max_support=10)
     assert 0 < n_stopped < len(alphas)
     assert np.count_nonzero(stopped[n_stopped - 1]) <= 10
-    slow, n_slow, _ = kkt_path(start, end, coef, at, max_support=10, max_rate=0.5)
+    # 80 events over the 60 points: a rate of 1.2 runs out on the way.
+    slow, n_slow, _ = kkt_path(start, end, coef, at, max_support=10, max_rate=1.2)
     fast, n_fast, fast_events = kkt_path(start, end, coef, at, max_support=10,
                                          max_rate=events + 1)
-    assert n_stopped <= n_slow < n_fast == len(alphas) and fast_events == events
+    assert n_stopped < n_slow < n_fast == len(alphas) and fast_events == events
     for coefs, n in ((stopped, n_stopped), (slow, n_slow), (fast, n_fast)):
-        scale = np.abs(ref[:, :n]).max()
-        np.testing.assert_allclose(coefs[:n].T, ref[:, :n], rtol=0, atol=1e-6 * scale)
+        scale = np.abs(ref[:, :n]).max()  # reached: 4e-10
+        np.testing.assert_allclose(coefs[:n].T, ref[:, :n], rtol=0, atol=1e-8 * scale)
 
 
 def test_path_keeps_to_the_homotopy_while_its_events_are_few(monkeypatch):
@@ -421,8 +422,8 @@ def test_path_keeps_to_the_homotopy_while_its_events_are_few(monkeypatch):
         alphas, coefs[rate], _ = van_lasso_path(X, y, n_alphas=60)
     _, ref, _ = lasso_path(X, y, alphas=alphas, tol=1e-12, max_iter=1_000_000)
     assert followed[0.0] < followed[1e6] == len(alphas) - 1
-    for rate in coefs:
-        np.testing.assert_allclose(coefs[rate], ref, rtol=0, atol=1e-6 * np.abs(ref).max())
+    for rate in coefs:  # reached: 4e-10
+        np.testing.assert_allclose(coefs[rate], ref, rtol=0, atol=1e-8 * np.abs(ref).max())
 
 
 def test_kkt_path_points_are_checked():
