@@ -26,9 +26,13 @@ CARRY_VARIANCE = 1e-4
 #: False) marks estimates that carry no information about where ``f`` decreases:
 #: fitness-shaped draws whose values all tied (their utilities are all 0). The
 #: mean then does not move, and :class:`~skvan.van.MeanContraction` does not read
-#: that as convergence.
-Expectations = namedtuple("Expectations", ["value", "gradient", "curvature", "flat"],
-                          defaults=(False,))
+#: that as convergence. ``noise`` (default 0: exact) is the sampling variance
+#: of the gradient estimate in whitened coordinates, ``tr Var(A^T g_hat)`` with
+#: ``A A^T = Sigma``, as measured over a Monte Carlo estimator's antithetic pairs
+#: (inf where a single pair cannot measure it).
+Expectations = namedtuple("Expectations",
+                          ["value", "gradient", "curvature", "flat", "noise", "curvature_noise"],
+                          defaults=(False, 0.0, 0.0))
 
 
 def undefined(family):

@@ -159,16 +159,23 @@ class MonteCarlo(ExpectationEstimator):
             f0, fp, fm = values[0], values[1:half + 1], values[half + 1:]
             s = 0.5 * (fp + fm) - f0
             gradient = self.score_gradient(family, Z, fp, fm)
+            noise = _noise(Z * (0.5 * (fp - fm))[:, None])
             if diag:
-                C = family.unwhiten(family.unwhiten(((Z**2 - 1.0) * s[:, None]).mean(0)))
+                per = (Z**2 - 1.0) * s[:, None]
+                C = family.unwhiten(family.unwhiten(per.mean(0)))
             else:
+                per = Z[:, :, None] * Z[:, None, :] * s[:, None, None]
+                per -= s[:, None, None] * np.eye(family.n_params)
                 W = (Z.T * s) @ Z / half - s.mean() * np.eye(family.n_params)
                 C = family.unwhiten(family.unwhiten(W).T)
-            return Expectations(float(0.5 * (fp + fm).mean()), gradient, C)
+            return Expectations(float(0.5 * (fp + fm).mean()), gradient, C, noise=noise,
+                                curvature_noise=_noise(per.reshape(half, -1)))
         if self.mixed and half > 1:
             return self._mixed(family, Z, order, values, grads, hessians, hessian)
+        noise = _noise(family.whiten_gradients(0.5 * (grads[:half] + grads[half:])))
         return Expectations(float(values.mean()), grads.mean(0),
-                            self._curvature(family, Z, order, grads, hessians, hessian))
+                            self._curvature(family, Z, order, grads, hessians, hessian),
+                            noise=noise)
 
     @staticmethod
     def score_gradient(family, Z, plus, minus):
@@ -209,9 +216,13 @@ class MonteCarlo(ExpectationEstimator):
         score = Z * (0.5 * (values[:half] - values[half:]))[:, None]
         w = _mixing_weight(path, score)
         gradient = family.unwhiten(w * path.mean(0) + (1.0 - w) * score.mean(0))
+        noise = _noise(w * path + (1.0 - w) * score)
         if order == 1 or hessian == "gauss_newton":
             C = self._curvature(family, Z, order, grads, hessians, hessian)
-            return Expectations(float(values.mean()), gradient, C)
+            st = family.whiten_gradients(0.5 * (grads[:half] - grads[half:]))
+            per = Z * st if family.diagonal else Z[:, :, None] * st[:, None, :]
+            return Expectations(float(values.mean()), gradient, C, noise=noise,
+                                curvature_noise=_noise(per.reshape(half, -1)))
         # Stein's estimate per pair, whitened: z (A^T dg)^T, dg = (g+ - g-) / 2.
         stein = family.whiten_gradients(0.5 * (grads[:half] - grads[half:]))
         n = family.n_params
@@ -230,7 +241,8 @@ class MonteCarlo(ExpectationEstimator):
         W = w * pairs.mean(0) + (1.0 - w) * stein.mean(0)
         C = (family.unwhiten(family.unwhiten(W)) if family.diagonal
              else family.unwhiten(family.unwhiten(W).T))
-        return Expectations(float(values.mean()), gradient, C)
+        return Expectations(float(values.mean()), gradient, C, noise=noise,
+                            curvature_noise=_noise((w * pairs + (1.0 - w) * stein).reshape(half, -1)))
 
     def _shaped(self, family, Z, values):
         """Zero order with fitness shaping: the score-function identities applied
@@ -304,6 +316,17 @@ class MonteCarlo(ExpectationEstimator):
             C = C + (np.diag(H) if family.diagonal else H)
         S = len(thetas)
         return Expectations(value / S, gradient / S, C / S)
+
+
+def _noise(pairs):
+    """The summed variance of the mean of ``pairs`` (one whitened gradient
+    estimate per antithetic pair, ``(half, n)``): ``tr Var / half`` with the
+    unbiased variance; inf from a single pair."""
+    half = pairs.shape[0]
+    if half < 2:
+        return np.inf
+    d = pairs - pairs.mean(0)
+    return float(np.sum(d * d)) / (half * (half - 1))
 
 
 def _mixing_weight(a, b):

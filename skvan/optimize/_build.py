@@ -35,13 +35,13 @@ from ..van import (
     ArmijoMeanStep,
     AveragingSchedule,
     BetaBacktrack,
+    ContinuationSchedule,
     FullStep,
     GeometricSchedule,
     LongStepCheck,
     MeanContraction,
     ObjectiveDecrease,
     PassChange,
-    RelativeGeometricSchedule,
     TrustRegion,
     VANSolver,
     make_family,
@@ -69,10 +69,11 @@ def build_solver(objective, x0, settings, *, callback=None, rng=None, restart=0,
         schedule, step = AveragingSchedule(s.beta), FullStep()
         stop = PassChange(1e-5 if s.tol is None else s.tol)
     else:
-        relative = s.expectation == "mc" and not s.fitness_shaping
-        schedule = (RelativeGeometricSchedule if relative else GeometricSchedule)(
-            beta, s.beta_growth)
-        stop = MeanContraction(1e-6 if s.tol is None else s.tol, min_scale=s.sigma0)
+        sampled = s.expectation == "mc" and not s.fitness_shaping
+        schedule = (ContinuationSchedule(beta, s.beta_growth, s.step_noise, s.curvature_noise)
+                    if sampled else GeometricSchedule(beta, s.beta_growth))
+        stop = MeanContraction(1e-6 if s.tol is None else s.tol, min_scale=s.sigma0,
+                               narrow=sampled)
     return VANSolver(
         objective, expectation, family, objective="vo", schedule=schedule, hessian=s.hessian,
         step=step, stop=stop, max_iter=s.max_iter, max_passes=s.max_iter if stochastic else None,

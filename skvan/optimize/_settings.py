@@ -65,6 +65,8 @@ OPTION_DEFAULTS = {
     "grid_nodes": None,
     "shape_update": "xnes",
     "rank_one_fraction": 0.5,
+    "step_noise": 0.5,
+    "curvature_noise": None,
 }
 OPTION_CONSTRAINTS = {
     "gtol": [Interval(Real, 0, None, closed="left"), None],
@@ -74,6 +76,8 @@ OPTION_CONSTRAINTS = {
     "grid_nodes": [Interval(Integral, 2, None, closed="left"), None],
     "shape_update": [StrOptions({"xnes", "cma"})],
     "rank_one_fraction": [Interval(Real, 0, None, closed="left")],
+    "step_noise": [Interval(Real, 0, None, closed="neither")],
+    "curvature_noise": [Interval(Real, 0, None, closed="neither"), None],
 }
 
 #: The names scipy's ``options`` use for two of minimize's parameters.
@@ -117,6 +121,8 @@ class Settings:
     grid_nodes: object
     shape_update: str
     rank_one_fraction: float
+    step_noise: float
+    curvature_noise: object
 
     @property
     def nodes(self):

@@ -19,6 +19,7 @@ from ._schedule import (
     AveragingSchedule,
     GeometricSchedule,
     Rates,
+    ContinuationSchedule,
     RelativeGeometricSchedule,
     variational_objective,
 )
@@ -72,6 +73,7 @@ __all__ = [
     "ObjectiveDecrease",
     "OperatorGaussian",
     "Rates",
+    "ContinuationSchedule",
     "RelativeGeometricSchedule",
     "RowCurvature",
     "TrustRegion",

@@ -36,6 +36,12 @@ MIN_RATIOS = 2
 SUPERLINEAR = 0.5
 
 
+def _ranked(solver):
+    """Whether the iteration's estimates come from the ranks of sampled values
+    (fitness shaping), whose ties give mean steps of exactly 0."""
+    return bool(getattr(solver.expectation, "fitness_shaping", False))
+
+
 class MeanContraction:
     """Stop when the mean is estimated to be within ``tol`` of its fixed point.
 
@@ -58,7 +64,7 @@ class MeanContraction:
     zig-zag can read as speeding up and stop a fit far from the optimum
     (``tests/test_solver_parts.py::test_a_zigzag_is_not_a_newton_finish``).
     A step the safeguard rejected (``fraction = 0``) says nothing about convergence,
-    nor does a sampled estimate's step of exactly 0, which is not recorded:
+    nor does a fitness-shaped estimate's step of exactly 0, which is not recorded:
     fitness-shaped draws whose values all tied (a plateau), or whose antithetic
     pairs tied in rank (both ends of a pair worse than the rest), move the mean by
     nothing because their ranks cancel, not because it has arrived; read as
@@ -84,11 +90,20 @@ class MeanContraction:
         The scale ``tol`` is relative to when ``|mu|_inf`` is smaller: a mean
         converging to 0 could otherwise never pass (``skvan.minimize`` uses
         ``sigma0``, the scale of its search).
+    narrow : bool, default=False
+        Also require ``q``'s largest standard deviation to be at most
+        ``sqrt(tol)`` times the scale. Under VO the mean heads for the minimiser
+        of ``E_q[f]``, the Gaussian smoothing of ``f``, which lies ``O(sigma^2)``
+        from a minimiser of ``f``; a mean that takes whole Newton steps
+        (:class:`~skvan.van.GeometricSchedule`'s ``newton_mean``) reaches it while
+        ``q`` is still wide, and where it does not move as ``q`` narrows (a point
+        about which ``f`` is symmetric) its steps vanish there.
     """
 
-    def __init__(self, tol=1e-5, min_scale=1e-12):
+    def __init__(self, tol=1e-5, min_scale=1e-12, narrow=False):
         self.tol = tol
         self.min_scale = min_scale
+        self.narrow = narrow
 
     def reset(self):
         """Forget the steps of a previous run."""
@@ -116,7 +131,7 @@ class MeanContraction:
             # map: the largest ratio is kept.)
             step = residual
         d = float(np.max(np.abs(step))) if step.size else 0.0
-        if d == 0.0 and step.size and not solver.exact_steps:
+        if d == 0.0 and step.size and not solver.exact_steps and _ranked(solver):
             self.distance = np.inf
             return False
         mean = float(max_of(np.abs(mu))) if step.size else 0.0
@@ -130,7 +145,7 @@ class MeanContraction:
             # A change of a few ulps of the mean is round-off: the steps no longer
             # contract (their ratios are noise), and the mean is as close as it gets.
             self.distance = d
-            return bool(d <= self.tol * scale)
+            return bool(d <= self.tol * scale) and self._narrow(solver, scale)
         steps = list(self._steps)
         if len(steps) < MIN_RATIOS + 1 or min(steps[:-1]) <= 0:
             return False
@@ -144,7 +159,14 @@ class MeanContraction:
             r = ratios[-1]
         if r < 1.0:
             self.distance = d * r / (1.0 - r)
-        return bool(self.distance <= self.tol * scale)
+        return bool(self.distance <= self.tol * scale) and self._narrow(solver, scale)
+
+    def _narrow(self, solver, scale):
+        """Whether ``q`` is narrow enough (``narrow``) for its mean to have converged."""
+        if not self.narrow:
+            return True
+        width = float(np.sqrt(np.max(solver.family.marginal_variance())))
+        return width <= np.sqrt(self.tol) * scale
 
 
 class PassChange:
