@@ -42,6 +42,8 @@ Run: python benchmarks/bench_minimize.py --starts 10      (the whole suite, ~1 m
          quartic-1 --methods "VAN zero order" --expectation mc --fitness-shaping true
          (three more 1-D functions; ranks of draws in place of the grid)
      python benchmarks/bench_minimize.py --bounds --starts 10   (bounded problems)
+     python benchmarks/bench_minimize.py --explore --starts 100   (exploration: tilted
+         wells, ripples and Rastrigin in 2, 5 and 10 dimensions from a non-global basin)
 """
 
 import argparse
@@ -362,6 +364,64 @@ def bounded_table(seeds):
                   f"{np.median([r.nfev for r in runs]):>13.0f}{max(ratios):>19.2g}", flush=True)
 
 
+#: ``--explore``: the landscapes of ``skvan._functions`` by name.
+LANDSCAPES = {"tilted wells": "tilted_wells", "ripple": "ripple",
+              "rastrigin-type": "rastrigin_type"}
+
+
+def explore_table(seeds, dims, methods):
+    """Each landscape of :data:`LANDSCAPES` in each of ``dims`` dimensions, from
+    ``seeds`` starts in a non-global basin (its centre plus 0.05 standard normal
+    noise, a seed each) with ``sigma0 = 1`` and defaults otherwise: the share of
+    runs whose final point lies in the global basin, the median evaluations
+    (calls of ``fun``, ``jac`` and ``hess`` alike) and the share that ended on
+    ``max_iter`` (VAN's ``ConvergenceWarning``)."""
+    import skvan._functions as functions
+
+    print(f"{seeds} starts in a non-global basin, sigma0 = 1; success: the final point in "
+          "the global basin\n")
+    print(f"{'landscape':<16}{'n':>3}  {'method':<18}{'success':>8}{'median evals':>14}"
+          f"{'max_iter':>10}{'time':>7}")
+    for label, factory in LANDSCAPES.items():
+        for n in dims:
+            L = getattr(functions, factory)(n)
+            starts = [L.start + 0.05 * np.random.RandomState(100 + s).standard_normal(n)
+                      for s in range(seeds)]
+            for method in methods:
+                t0 = time.perf_counter()
+                rows = [_explore_run(L, method, x0, seed) for seed, x0 in enumerate(starts)]
+                solved, evals, capped = (np.array(c) for c in zip(*rows))
+                print(f"{label:<16}{n:>3}  {method:<18}{solved.mean():>8.0%}"
+                      f"{np.median(evals):>14.0f}{capped.mean():>10.0%}"
+                      f"{time.perf_counter() - t0:>6.0f}s", flush=True)
+            print()
+
+
+def _explore_run(L, method, x0, seed):
+    """``(solved, evaluations, ended on max_iter)`` of one ``--explore`` run."""
+    t = Tracked(L.f, -np.inf)
+    if method == "CMA-ES (cma)":
+        import cma
+
+        es = cma.CMAEvolutionStrategy(x0, 1.0, {"seed": seed + 1, "verbose": -9,
+                                                "maxfevals": BUDGET_PER_DIM * L.n})
+        es.optimize(t)
+        return L.solved(es.result.xbest), t.calls, False
+    if method in ("BFGS", "Nelder-Mead", "Newton-CG"):
+        kw = {"BFGS": dict(jac=t.counted(L.grad)), "Nelder-Mead": {},
+              "Newton-CG": dict(jac=t.counted(L.grad), hess=t.counted(L.hess))}[method]
+        res = scipy_minimize(t, x0, method=method, **kw)
+        return L.solved(res.x), t.calls, False
+    order = ["VAN zero order", "VAN first order", "VAN second order"].index(method)
+    kw = [{}, dict(jac=t.counted(L.grad)), dict(jac=t.counted(L.grad), hess=t.counted(L.hess))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = minimize(t, x0, sigma0=1.0, random_state=seed, **{
+            k: v for k, v in VAN_OPTIONS.items() if k != "options"},
+            options=VAN_OPTIONS["options"], **kw[order])
+    return L.solved(res.x), t.calls, res.status == 1
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--starts", type=int, default=5)
@@ -391,16 +451,27 @@ def main():
                             help=f"minimize's {name} option: {text} (default: the library's)")
     parser.add_argument("--bounds", action="store_true",
                         help="instead: the bounded problems against L-BFGS-B (each oracle)")
+    parser.add_argument("--explore", nargs="*", type=int, default=None, metavar="N",
+                        help="instead: the exploration table in these dimensions (none "
+                             "given: 2 5 10), --starts seeds each")
+    parser.add_argument("--curvature-noise", type=float, default=None,
+                        help="minimize's curvature_noise option (sampled expectations: "
+                             "q waits while one update's noise exceeds this share of "
+                             "the precision; default: the library's, none)")
     args = parser.parse_args()
     options = {name: getattr(args, flag[2:].replace("-", "_"))
                for flag, (name, _) in OPTION_FLAGS.items()}
-    options.update(shape_update=args.shape_update, grid_nodes=args.grid_nodes)
+    options.update(shape_update=args.shape_update, grid_nodes=args.grid_nodes,
+                   curvature_noise=args.curvature_noise)
     shaping = {"auto": "auto", "true": True, "false": False}[args.fitness_shaping]
     VAN_OPTIONS.update(expectation=args.expectation, beta_growth=args.beta_growth,
                        n_mc_samples=args.n_mc_samples, fitness_shaping=shaping,
                        options={k: v for k, v in options.items() if v is not None})
     if args.bounds:
         return bounded_table(args.starts)
+    if args.explore is not None:
+        methods = [m for m in args.methods if m != "Newton-CG"]
+        return explore_table(args.starts, args.explore or [2, 5, 10], methods)
     print(f"{args.starts} starts per function; success: f - f* <= {TARGET:g} max(1, |f*|); "
           f"budget {BUDGET_PER_DIM} n evaluations; restarts {args.restarts}\n")
     print(f"{'function':<19}{'method':<18}{'success':>8}{'median evals':>14}{'to target':>11}"

@@ -1,5 +1,5 @@
 """Test functions shared by tests and benchmarks (private): the paper's Figure 1
-problem and Griewank's function.
+problem, Griewank's function, bounded problems and the exploration landscapes.
 
 ``f(x) = -sinc(x - 1)`` with the normalised sinc: global minimum at 1, local
 minima at -1.46 and -3.48 (the one Newton's method from -3.2 stops in). It is
@@ -16,14 +16,19 @@ def sinc(x):
 
 
 def sinc_grad(x):
-    """Its gradient, shape ``(1,)``."""
+    """Its gradient, shape ``(1,)`` (its Taylor series within 1e-4 of the minimum,
+    where the closed form cancels)."""
     u = np.pi * (x[0] - 1.0)
+    if abs(u) < 1e-4:
+        return np.array([np.pi * u / 3.0])
     return np.array([-np.pi * (u * np.cos(u) - np.sin(u)) / u**2])
 
 
 def sinc_hess(x):
-    """Its Hessian, shape ``(1, 1)``."""
+    """Its Hessian, shape ``(1, 1)`` (its Taylor series near the minimum)."""
     u = np.pi * (x[0] - 1.0)
+    if abs(u) < 1e-3:
+        return np.array([[np.pi**2 * (1.0 / 3.0 - u**2 / 10.0)]])
     return np.array([[-np.pi**2 * (-(u**2) * np.sin(u) - 2 * u * np.cos(u) + 2 * np.sin(u)) / u**3]])
 
 
@@ -118,3 +123,75 @@ def bounded_problems():
             lambda x: W @ (x - near) + 0.4 * (x - near) ** 3,
             lambda x: W + np.diag(1.2 * (x - near) ** 2), [(0, 1)] * 3, np.full(3, 0.5)),
     }
+
+
+def _rotation(n, seed):
+    """A random orthogonal ``n x n`` matrix (the QR of a seeded Gaussian one)."""
+    q, r = np.linalg.qr(np.random.RandomState(seed).standard_normal((n, n)))
+    return q * np.sign(np.diag(r))
+
+
+class Landscape:
+    """A rotated separable function with one global basin and a start in another:
+    ``f(x) = sum_i phi(y_i)``, ``y = R x`` (``R`` a seeded random rotation, so that
+    neither the coordinates nor a diagonal covariance line up with the basins).
+
+    ``phi`` and its two derivatives are vectorised scalar functions; ``start`` is
+    ``R^T`` of ``y_start`` in every coordinate (a non-global basin), and
+    ``solved(x)`` whether every ``y_i`` lies in the global basin, ``low < y_i <
+    high``. Exploration problems of ``benchmarks/bench_minimize.py --explore`` and
+    ``tests/test_optimize_explore.py``.
+    """
+
+    def __init__(self, n, phi, dphi, d2phi, y_start, low, high, seed=0):
+        self.n, self.phi, self.dphi, self.d2phi = n, phi, dphi, d2phi
+        self.R = _rotation(n, seed)
+        self.start = self.R.T @ np.full(n, float(y_start))
+        self.low, self.high = low, high
+
+    def f(self, x):
+        return float(np.sum(self.phi(self.R @ x)))
+
+    def grad(self, x):
+        return self.R.T @ self.dphi(self.R @ x)
+
+    def hess(self, x):
+        return (self.R.T * self.d2phi(self.R @ x)) @ self.R
+
+    def solved(self, x):
+        y = self.R @ x
+        return bool(np.all((y > self.low) & (y < self.high)))
+
+
+def tilted_wells(n, depth=1.5, tilt=0.5, seed=0):
+    """``phi(y) = depth (y^2 - 1)^2 + tilt y``: a shallow well at ``y = 0.96``
+    (the start; 2^n - 1 local minima in all), the global one at ``y = -1.04``,
+    and a ridge 1.0 above the shallow well between them in each coordinate.
+    Under ``q`` of standard deviation ``s`` the smoothing ``depth (y^4 + (6 s^2 -
+    2) y^2) + tilt y + const`` has one well for ``s^2 >= 1/3``."""
+    roots = np.sort(np.roots([4 * depth, 0.0, -4 * depth, tilt]).real)
+    return Landscape(n, lambda y: depth * (y**2 - 1) ** 2 + tilt * y,
+                     lambda y: 4 * depth * y * (y**2 - 1) + tilt,
+                     lambda y: 4 * depth * (3 * y**2 - 1), roots[-1], -np.inf, roots[1], seed)
+
+
+def ripple(n, amplitude=1.0, width=2.0, offset=3.0, seed=0):
+    """``phi(y) = y^2 / (2 width^2) + amplitude (1 - cos(2 pi y))``: a wide bowl under
+    ripples of period 1, the start in the ripple ``offset`` periods out, the
+    global basin ``|y| < 1/2``. The ripples' local minima lie about ``2 amplitude``
+    below their ridges; under ``q`` of standard deviation ``s`` they are damped
+    by ``exp(-2 pi^2 s^2)`` (``1e-4`` at ``s = 0.7``)."""
+    w = 2 * np.pi
+    return Landscape(n, lambda y: 0.5 * y**2 / width**2 + amplitude * (1 - np.cos(w * y)),
+                     lambda y: y / width**2 + amplitude * w * np.sin(w * y),
+                     lambda y: 1 / width**2 + amplitude * w**2 * np.cos(w * y),
+                     offset, -0.5, 0.5, seed)
+
+
+def rastrigin_type(n, amplitude=10.0, offset=1.0, seed=0):
+    """Rastrigin's ``phi(y) = y^2 + amplitude (1 - cos(2 pi y))`` (``amplitude =
+    10``), the start in the basin ``offset`` from the global one, ``|y| < 1/2``."""
+    w = 2 * np.pi
+    return Landscape(n, lambda y: y**2 + amplitude * (1 - np.cos(w * y)),
+                     lambda y: 2 * y + amplitude * w * np.sin(w * y),
+                     lambda y: 2 + amplitude * w**2 * np.cos(w * y), offset, -0.5, 0.5, seed)

@@ -42,6 +42,7 @@ from ..van import (
     MeanContraction,
     ObjectiveDecrease,
     PassChange,
+    RelativeGeometricSchedule,
     TrustRegion,
     VANSolver,
     make_family,
@@ -49,11 +50,12 @@ from ..van import (
 
 
 def build_solver(objective, x0, settings, *, callback=None, rng=None, restart=0,
-                 evaluates=True, stochastic=False):
+                 evaluates=True, stochastic=False, bounded=False):
     """The :class:`~skvan.van.VANSolver` of one run on ``objective`` from ``x0``:
     the ``restart``-th (its population, or under quadrature its ``sigma0``, doubled
     that many times). ``evaluates=False``: the solver may not call ``f`` beyond
-    the draws (:class:`~skvan.optimize.VANOptimizer`)."""
+    the draws (:class:`~skvan.optimize.VANOptimizer`); ``bounded``: ``objective``
+    is ``f`` through the bounds' map."""
     s = settings
     quadrature = s.expectation == "quadrature"
     sigma0 = s.sigma0 * (2.0**restart if quadrature else 1.0)
@@ -69,9 +71,19 @@ def build_solver(objective, x0, settings, *, callback=None, rng=None, restart=0,
         schedule, step = AveragingSchedule(s.beta), FullStep()
         stop = PassChange(1e-5 if s.tol is None else s.tol)
     else:
-        sampled = s.expectation == "mc" and not s.fitness_shaping
-        schedule = (ContinuationSchedule(beta, s.beta_growth, s.step_noise, s.curvature_noise)
-                    if sampled else GeometricSchedule(beta, s.beta_growth))
+        relative = s.expectation == "mc" and not s.fitness_shaping
+        # Continuation where q narrows geometrically and the smoothing has one
+        # minimiser to follow. Under the paper's constant beta the accumulated
+        # weight grows without bound where the expected curvature vanishes (f
+        # concave on average over q), and "whole Newton steps" become ever longer
+        # gradient steps; the bounds' periodic map repeats f's box in mirrored
+        # images, between which whole Newton steps would jump.
+        sampled = relative and not bounded and s.beta_growth > 1.0
+        if sampled:
+            schedule = ContinuationSchedule(beta, s.beta_growth, s.step_noise, s.curvature_noise)
+        else:
+            schedule = (RelativeGeometricSchedule if relative else GeometricSchedule)(
+                beta, s.beta_growth)
         stop = MeanContraction(1e-6 if s.tol is None else s.tol, min_scale=s.sigma0,
                                narrow=sampled)
     return VANSolver(

@@ -442,7 +442,7 @@ def _run(oracle, x0, settings, callback, rng, restart, f_start, spent):
     budget = _Budget(objective, None if settings.maxfev is None else settings.maxfev - spent)
     solver = build_solver(objective, x0 if box is None else box.initial(x0), settings,
                           callback=budget.wrap(_scipy_callback(callback, box)), rng=rng,
-                          restart=restart)
+                          restart=restart, bounded=box is not None)
     result = solver.solve()
     family = solver.family
     x = family.mean.copy() if box is None else box.forward(family.mean)

@@ -169,43 +169,40 @@ class ContinuationSchedule(RelativeGeometricSchedule):
     of the mean, and ``q`` narrowing only as fast as the estimates let the mean
     follow.
 
-    A :class:`RelativeGeometricSchedule` whose clock ``tau`` advances by the pace
-    ``rho_t`` in ``[min_pace, 1]`` per iteration (``beta_t = beta_0 growth**tau``),
-    with the rates::
+    A :class:`RelativeGeometricSchedule` whose clock ``tau`` advances by
+    ``rho_t^2`` per iteration (``beta_t = beta_0 growth**tau``; ``rho_t`` the pace,
+    below), with the rates::
 
-        P <- P + rho_t beta_t C
-        mu <- mu - rho_t S_t P^-1 E_q[grad f],   S_t = S_{t-1} + rho_t beta_t
+        P  <- P + rho_t^2 beta_t C
+        mu <- mu - rho_t S_t P^-1 E_q[grad f],    S_t = S_{t-1} + rho_t^2 beta_t
 
     ``S_t`` is the weight the precision has accumulated on the curvatures (the
-    rates actually taken), so that with ``P = P_0 + S_t C_bar`` each mean step at
-    full pace is a whole Newton step on ``E_q[f]``, the Gaussian smoothing of
-    ``f``, with the averaged curvature ``C_bar`` (damped by ``P_0`` while ``S_t`` is
+    rates actually taken), so that with ``P = P_0 + S_t C_bar`` a mean step at
+    pace 1 is a whole Newton step on ``E_q[f]``, the Gaussian smoothing of ``f``,
+    with the averaged curvature ``C_bar`` (damped by ``P_0`` while ``S_t`` is
     small). The mean then keeps to the minimiser of the current smoothing while
     ``q`` narrows: ridges the smoothing removed are crossed before ``q`` is narrow
     enough for them to reappear. The paper's step, ``(g - 1)/g`` of a Newton
     step per iteration while ``q`` narrows by ``1/g``, lets ``q`` narrow around a
-    mean that has not followed (a tilted double well in 2-D: 0 of 20 seeds
-    crossed with gradients).
+    mean that has not followed.
 
-    Sampled estimates set the pace. With ``noise`` the variance of the whitened
-    gradient estimate and ``curvature_noise`` that of the whitened curvature
-    (:class:`~skvan.expectations.MonteCarlo`'s ``Expectations.noise`` and
-    ``curvature_noise``, each averaged over iterations with weight ``memory`` on
-    the past), ``rho_t`` is the largest pace at which
-
-    - the mean step's noise is at most ``step_noise`` standard deviations of
-      ``q``: ``S_t sqrt(noise) <= step_noise``;
-    - the precision update's noise is at most ``curvature_noise`` of the
-      precision: ``beta_t sqrt(curvature_noise) <= curvature_noise`` (whitened,
-      the precision is the identity).
-
-    Where ``q`` is wide over oscillations of ``f`` the draws' derivatives are
-    mostly noise: a Newton step would amplify it by the inverse of the smoothed
-    curvature, and noisy curvatures, clipped where they would make the precision
-    indefinite, narrow ``q`` by their positive part alone. The pace then falls,
-    the mean's small steps average the noise over iterations and ``q`` waits;
-    where the smoothing is accurate (and on a quadratic, where antithetic
-    pairs are exact) the pace is 1.
+    The pace ``rho_t`` in ``[min_pace, 1]`` is the largest at which the mean step's
+    sampling noise is at most ``step_noise`` standard deviations of ``q``,
+    ``rho_t S_t sqrt(noise) <= step_noise`` (``noise`` the variance of the
+    whitened gradient estimate, :class:`~skvan.expectations.MonteCarlo`'s
+    ``Expectations.noise``) and, with ``curvature_noise``, at which the
+    precision update's noise is at most that share of the precision,
+    ``rho_t^2 beta_t sqrt(curvature noise) <= curvature_noise`` (whitened, the
+    precision is the identity). Both noises are averaged over iterations with
+    weight ``memory`` on the past (an estimate from a few antithetic pairs varies
+    by its own size). Where ``q`` is wide over steep or oscillating parts of
+    ``f`` the draws' derivatives are mostly noise, which a Newton step would
+    amplify by the inverse of the smoothed curvature: the mean's steps shrink to
+    ``rho_t`` of a Newton step and average the noise over iterations, and since
+    each closes the distance to the smoothing's minimiser by a factor ``1 -
+    rho_t``, ``q`` narrows at ``rho_t^2``: one schedule step per ``1 / rho_t``
+    e-folds of that distance. Where the smoothing is estimated well (on a
+    quadratic, antithetic pairs are exact) the pace is 1.
 
     Parameters
     ----------
@@ -215,14 +212,13 @@ class ContinuationSchedule(RelativeGeometricSchedule):
         ``>= 1``.
     step_noise : float, default=0.5
         ``> 0``.
-    curvature_noise : float, default=0.1
-        ``> 0``.
+    curvature_noise : float or None, default=None
+        ``> 0``, or None: the curvature's noise does not set the pace.
     min_pace : float, default=0.02
-        ``(0, 1]``: the clock advances by at least this per iteration, so that
-        ``q`` narrows even where the noise never falls.
+        ``(0, 1]``: the least pace, and the least advance of the clock per
+        iteration, so that ``q`` narrows even where the noise never falls.
     memory : float, default=0.8
-        ``[0, 1)``: the weight of the past in the averaged noise (an estimate
-        from a few antithetic pairs varies by its own size).
+        ``[0, 1)``.
 
     Attributes
     ----------
@@ -274,10 +270,15 @@ class ContinuationSchedule(RelativeGeometricSchedule):
             if self._noise[0] > 0.0:
                 limits.append(self.step_noise / (newton * np.sqrt(self._noise[0])))
             if self.curvature_noise is not None and self._noise[1] > 0.0:
-                limits.append(self.curvature_noise / (rates.beta * np.sqrt(self._noise[1])))
+                limits.append(np.sqrt(self.curvature_noise
+                                      / (rates.beta * np.sqrt(self._noise[1]))))
         self.pace_ = max(float(min(limits)), self.min_pace)
-        self.clock_ += self.pace_
-        return Rates(self.pace_ * rates.beta, rates.keep, self.pace_ * newton)
+        # Steps of pace rho < 1 close the mean's distance to the smoothing's
+        # minimiser by a factor (1 - rho) each, so q narrows at rho^2: one
+        # schedule step per 1/rho e-folds of that distance.
+        narrowing = max(self.pace_**2, self.min_pace)
+        self.clock_ += narrowing
+        return Rates(narrowing * rates.beta, rates.keep, self.pace_ * newton)
 
 
 class AveragingSchedule:
