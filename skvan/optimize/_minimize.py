@@ -181,7 +181,11 @@ def minimize(
         ``sqrt(n)``), ``checked_radius`` (2: with derivatives, longer steps are
         checked by ``f`` at the new mean), ``grid_nodes`` (Gauss-Hermite nodes
         per dimension; None: 21 in 1-D, 6 in 2-D), ``shape_update`` ("xnes" or
-        "cma") and ``rank_one_fraction`` (0.5), see Notes.
+        "cma") and ``rank_one_fraction`` (0.5), and the continuation's
+        ``step_noise`` (0.5: the mean step's sampling noise, in standard
+        deviations of ``q``, above which the steps shorten and ``q`` waits) and
+        ``curvature_noise`` (None; a share of the precision: also wait while one
+        update's noise exceeds it), see Notes.
     sigma0 : float, default=1.0
         Initial standard deviation of ``q`` (``Sigma_0 = sigma0^2 I``), ``> 0``: how
         far VAN looks around ``x0`` at first.
@@ -194,11 +198,14 @@ def minimize(
         (:class:`~skvan.van.RelativeGeometricSchedule`). Otherwise ``beta_0 =
         beta``.
     beta_growth : float or None, default=None
-        ``beta_t = beta_0 * beta_growth**t``, ``>= 1``. ``g > 1`` makes each mean
-        step ``(g-1)/g`` of a Newton step once the running sum dominates the start,
-        and shrinks ``q`` by about ``1/g`` per iteration: linear convergence.
-        ``g = 1``, the paper's constant step, keeps ``q`` wide longest (convergence
-        ~1/t). None is 1.2, 1 with ``fitness_shaping`` (natural evolution
+        ``beta_t = beta_0 * beta_growth**t``, ``>= 1``. ``g > 1`` shrinks ``q`` by
+        about ``1/g`` per iteration: linear convergence. With Monte Carlo
+        expectations and no bounds it is the pace of a continuation (Notes): each
+        mean step is a whole Newton step on ``E_q[f]`` while the estimates are
+        accurate, and ``q`` waits while they are not. Otherwise each mean step is
+        ``(g-1)/g`` of a Newton step once the running sum dominates the start.
+        ``g = 1``, the paper's constant step, keeps ``q`` wide longest, with mean
+        steps of about ``1/t`` of a Newton step (convergence ~1/t). None is 1.2, 1 with ``fitness_shaping`` (natural evolution
         strategies' constant rates), and 8 from values on the 1-D grid, where
         the step safeguard sets the pace (each step from the last accepted
         ``beta`` times the growth, halved until ``E_q[f]`` decreases within a
@@ -356,6 +363,33 @@ def minimize(
     would clip only its negative noise and shrink ``q`` too early); instead its
     first update at most doubles the precision (``beta``), so that one steep
     estimate under the widest ``q`` does not collapse it.
+
+    **Continuation.** With Monte Carlo expectations, no bounds and ``beta_growth
+    > 1`` (every oracle but fitness-shaped values) the mean takes whole Newton
+    steps on ``E_q[f]``, the Gaussian smoothing of ``f``: ``mu <- mu - S_t P^-1
+    E_q[grad f]`` with ``S_t`` the weight the precision has accumulated on the
+    curvatures (:class:`~skvan.van.ContinuationSchedule`). It keeps to the
+    minimiser of the current smoothing while ``q`` narrows, so that it crosses
+    the ridges the smoothing removed before ``q`` is narrow enough for them to
+    reappear (the paper's ``(g-1)/g`` of a Newton step lets ``q`` narrow around a
+    mean that has not followed). Where the draws' derivatives are mostly noise
+    (``q`` wide over steep or oscillating parts of ``f``) a Newton step would
+    amplify it: the step shrinks to the share ``rho`` at which its measured noise
+    is ``step_noise`` standard deviations of ``q``, and ``q`` narrows at ``rho^2``
+    of the schedule's pace (at least 1/50 of it per iteration). The run does not
+    stop while ``q`` is wider than ``sqrt(tol)`` times the scale: the smoothing's
+    minimiser lies ``O(sigma^2)`` from ``f``'s. ``python
+    benchmarks/bench_minimize.py --explore --starts 100`` measures it on tilted
+    double wells, ripples and Rastrigin's function in 2, 5 and 10 dimensions,
+    started in a non-global basin, against CMA-ES, BFGS and Nelder-Mead
+    (``benchmarks/RESULTS.md``): with derivatives the tilted wells' global basin
+    is reached from most starts in 2 and 5 dimensions, where BFGS and CMA-ES
+    stay in the start's basin; on ripples of period ``sigma0`` or shorter the
+    sampled derivatives are too noisy for most runs, and values alone
+    (fitness-shaped, which keeps evolution strategies' constant rates) explore
+    about as CMA-ES does. Under quadrature (one dimension by default) the
+    paper's steps remain: with a deterministic rule whole Newton steps stop at
+    points ``f`` is symmetric about, which every smoothing keeps stationary.
 
     **Exploration.** On the paper's Figure 1 (``f(x) = -sinc(x - 1)``, start
     ``-3.2``, ``sigma0=1.5``) Newton's method stops in the local minimum at
