@@ -90,12 +90,22 @@ SECTIONS = [
      "Under VI the error falls at the Monte Carlo rate `S^-1/2`; under VO `q` "
      "collapses and the sampling noise with it."),
     ("minimize", "skvan.minimize on a suite of functions",
-     "python benchmarks/bench_minimize.py --starts 10",
+     "python benchmarks/bench_minimize.py --starts 10 --methods \"VAN zero order\" "
+     "\"CMA-ES (cma)\" \"VAN first order\" BFGS \"VAN second order\"",
      "Each method with its defaults from the same 10 random starts (needs the "
      "`benchmarks` extra for `cma`); \"median evals\": all calls of `fun`, `jac` and "
      "`hess` up to each method's own termination; \"to target\": calls until a point "
      "was within the target, median over the runs that got there. Counts are "
      "deterministic.", ""),
+    ("minimize_explore", "skvan.minimize: exploration from a non-global basin",
+     "python benchmarks/bench_minimize.py --explore --starts 100",
+     "Rotated tilted double wells, ripples and Rastrigin's function in 2, 5 and 10 "
+     "dimensions, 100 starts in a non-global basin each, `sigma0=1` and defaults "
+     "otherwise; \"success\": the final point in the global basin; \"max_iter\": "
+     "VAN runs that ended there (a ConvergenceWarning). Counts are deterministic.",
+     "With derivatives the continuation crosses the wells' ridges in 2 and 5 "
+     "dimensions, where BFGS and CMA-ES stay; on ripples of period `sigma0` the "
+     "sampled derivatives are mostly noise and most runs end at max_iter."),
     ("minimize_bounds", "skvan.minimize with bounds",
      "python benchmarks/bench_minimize.py --bounds",
      "The bounded problems of `skvan._functions.bounded_problems`, against "
