@@ -457,15 +457,15 @@ def main():
     parser.add_argument("--explore", nargs="*", type=int, default=None, metavar="N",
                         help="instead: the exploration table in these dimensions (none "
                              "given: 2 5 10), --starts seeds each")
-    parser.add_argument("--curvature-noise", type=float, default=None,
-                        help="minimize's curvature_noise option (sampled expectations: "
-                             "q waits while one update's noise exceeds this share of "
-                             "the precision; default: the library's, none)")
+    parser.add_argument("--step-noise", type=float, default=None,
+                        help="minimize's step_noise option (sampled expectations: the "
+                             "mean step's noise, in sd of q, above which the steps "
+                             "shorten and q waits; default: the library's)")
     args = parser.parse_args()
     options = {name: getattr(args, flag[2:].replace("-", "_"))
                for flag, (name, _) in OPTION_FLAGS.items()}
     options.update(shape_update=args.shape_update, grid_nodes=args.grid_nodes,
-                   curvature_noise=args.curvature_noise)
+                   step_noise=args.step_noise)
     shaping = {"auto": "auto", "true": True, "false": False}[args.fitness_shaping]
     VAN_OPTIONS.update(expectation=args.expectation, beta_growth=args.beta_growth,
                        n_mc_samples=args.n_mc_samples, fitness_shaping=shaping,

@@ -30,9 +30,8 @@ CARRY_VARIANCE = 1e-4
 #: of the gradient estimate in whitened coordinates, ``tr Var(A^T g_hat)`` with
 #: ``A A^T = Sigma``, as measured over a Monte Carlo estimator's antithetic pairs
 #: (inf where a single pair cannot measure it).
-Expectations = namedtuple("Expectations",
-                          ["value", "gradient", "curvature", "flat", "noise", "curvature_noise"],
-                          defaults=(False, 0.0, 0.0))
+Expectations = namedtuple("Expectations", ["value", "gradient", "curvature", "flat", "noise"],
+                          defaults=(False, 0.0))
 
 
 def undefined(family):

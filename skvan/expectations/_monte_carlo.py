@@ -161,15 +161,11 @@ class MonteCarlo(ExpectationEstimator):
             gradient = self.score_gradient(family, Z, fp, fm)
             noise = _noise(Z * (0.5 * (fp - fm))[:, None])
             if diag:
-                per = (Z**2 - 1.0) * s[:, None]
-                C = family.unwhiten(family.unwhiten(per.mean(0)))
+                C = family.unwhiten(family.unwhiten(((Z**2 - 1.0) * s[:, None]).mean(0)))
             else:
-                per = Z[:, :, None] * Z[:, None, :] * s[:, None, None]
-                per -= s[:, None, None] * np.eye(family.n_params)
                 W = (Z.T * s) @ Z / half - s.mean() * np.eye(family.n_params)
                 C = family.unwhiten(family.unwhiten(W).T)
-            return Expectations(float(0.5 * (fp + fm).mean()), gradient, C, noise=noise,
-                                curvature_noise=_noise(per.reshape(half, -1)))
+            return Expectations(float(0.5 * (fp + fm).mean()), gradient, C, noise=noise)
         if self.mixed and half > 1:
             return self._mixed(family, Z, order, values, grads, hessians, hessian)
         noise = _noise(family.whiten_gradients(0.5 * (grads[:half] + grads[half:])))
@@ -219,10 +215,7 @@ class MonteCarlo(ExpectationEstimator):
         noise = _noise(w * path + (1.0 - w) * score)
         if order == 1 or hessian == "gauss_newton":
             C = self._curvature(family, Z, order, grads, hessians, hessian)
-            st = family.whiten_gradients(0.5 * (grads[:half] - grads[half:]))
-            per = Z * st if family.diagonal else Z[:, :, None] * st[:, None, :]
-            return Expectations(float(values.mean()), gradient, C, noise=noise,
-                                curvature_noise=_noise(per.reshape(half, -1)))
+            return Expectations(float(values.mean()), gradient, C, noise=noise)
         # Stein's estimate per pair, whitened: z (A^T dg)^T, dg = (g+ - g-) / 2.
         stein = family.whiten_gradients(0.5 * (grads[:half] - grads[half:]))
         n = family.n_params
@@ -241,8 +234,7 @@ class MonteCarlo(ExpectationEstimator):
         W = w * pairs.mean(0) + (1.0 - w) * stein.mean(0)
         C = (family.unwhiten(family.unwhiten(W)) if family.diagonal
              else family.unwhiten(family.unwhiten(W).T))
-        return Expectations(float(values.mean()), gradient, C, noise=noise,
-                            curvature_noise=_noise((w * pairs + (1.0 - w) * stein).reshape(half, -1)))
+        return Expectations(float(values.mean()), gradient, C, noise=noise)
 
     def _shaped(self, family, Z, values):
         """Zero order with fitness shaping: the score-function identities applied

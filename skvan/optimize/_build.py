@@ -80,7 +80,7 @@ def build_solver(objective, x0, settings, *, callback=None, rng=None, restart=0,
         # images, between which whole Newton steps would jump.
         sampled = relative and not bounded and s.beta_growth > 1.0
         if sampled:
-            schedule = ContinuationSchedule(beta, s.beta_growth, s.step_noise, s.curvature_noise)
+            schedule = ContinuationSchedule(beta, s.beta_growth, s.step_noise)
         else:
             schedule = (RelativeGeometricSchedule if relative else GeometricSchedule)(
                 beta, s.beta_growth)

@@ -183,9 +183,8 @@ def minimize(
         per dimension; None: 21 in 1-D, 6 in 2-D), ``shape_update`` ("xnes" or
         "cma") and ``rank_one_fraction`` (0.5), and the continuation's
         ``step_noise`` (0.5: the mean step's sampling noise, in standard
-        deviations of ``q``, above which the steps shorten and ``q`` waits) and
-        ``curvature_noise`` (None; a share of the precision: also wait while one
-        update's noise exceeds it), see Notes.
+        deviations of ``q``, above which the steps shorten and ``q`` waits), see
+        Notes.
     sigma0 : float, default=1.0
         Initial standard deviation of ``q`` (``Sigma_0 = sigma0^2 I``), ``> 0``: how
         far VAN looks around ``x0`` at first.
@@ -205,11 +204,11 @@ def minimize(
         accurate, and ``q`` waits while they are not. Otherwise each mean step is
         ``(g-1)/g`` of a Newton step once the running sum dominates the start.
         ``g = 1``, the paper's constant step, keeps ``q`` wide longest, with mean
-        steps of about ``1/t`` of a Newton step (convergence ~1/t). None is 1.2, 1 with ``fitness_shaping`` (natural evolution
-        strategies' constant rates), and 8 from values on the 1-D grid, where
-        the step safeguard sets the pace (each step from the last accepted
-        ``beta`` times the growth, halved until ``E_q[f]`` decreases within a
-        trust region).
+        steps of about ``1/t`` of a Newton step (convergence ~1/t). None is 1.2,
+        1 with ``fitness_shaping`` (natural evolution strategies' constant
+        rates), and 8 from values on the 1-D grid, where the step safeguard sets
+        the pace (each step from the last accepted ``beta`` times the growth,
+        halved until ``E_q[f]`` decreases within a trust region).
     covariance : {"full", "diag"}, default="full"
         Full or diagonal covariance (VAN-D).
     hessian : {"exact", "gauss_newton"}, default="exact"
@@ -395,9 +394,11 @@ def minimize(
       end at ``max_iter`` (a ConvergenceWarning) with ``q`` still narrowing;
     - values alone (fitness-shaped: evolution strategies' constant rates, no
       continuation): about CMA-ES's success and evaluations, 31 to 60% on the
-      wells in 2 and 5 dimensions and 0 to 17% on the ripples. Under quadrature (one dimension by default) the
-    paper's steps remain: with a deterministic rule whole Newton steps stop at
-    points ``f`` is symmetric about, which every smoothing keeps stationary.
+      wells in 2 and 5 dimensions and 0 to 17% on the ripples.
+
+    Under quadrature (one dimension by default) the paper's steps remain: with
+    a deterministic rule whole Newton steps stop at points ``f`` is symmetric
+    about, which every smoothing keeps stationary.
 
     **Exploration.** On the paper's Figure 1 (``f(x) = -sinc(x - 1)``, start
     ``-3.2``, ``sigma0=1.5``) Newton's method stops in the local minimum at

@@ -66,7 +66,6 @@ OPTION_DEFAULTS = {
     "shape_update": "xnes",
     "rank_one_fraction": 0.5,
     "step_noise": 0.5,
-    "curvature_noise": None,
 }
 OPTION_CONSTRAINTS = {
     "gtol": [Interval(Real, 0, None, closed="left"), None],
@@ -77,7 +76,6 @@ OPTION_CONSTRAINTS = {
     "shape_update": [StrOptions({"xnes", "cma"})],
     "rank_one_fraction": [Interval(Real, 0, None, closed="left")],
     "step_noise": [Interval(Real, 0, None, closed="neither")],
-    "curvature_noise": [Interval(Real, 0, None, closed="neither"), None],
 }
 
 #: The names scipy's ``options`` use for two of minimize's parameters.
@@ -122,7 +120,6 @@ class Settings:
     shape_update: str
     rank_one_fraction: float
     step_noise: float
-    curvature_noise: object
 
     @property
     def nodes(self):

@@ -170,11 +170,11 @@ class ContinuationSchedule(RelativeGeometricSchedule):
     follow.
 
     A :class:`RelativeGeometricSchedule` whose clock ``tau`` advances by
-    ``rho_t^2`` per iteration (``beta_t = beta_0 growth**tau``; ``rho_t`` the pace,
-    below), with the rates::
+    ``nu_t = max(rho_t^2, min_pace)`` per iteration (``beta_t = beta_0
+    growth**tau``; ``rho_t`` the pace, below), with the rates::
 
-        P  <- P + rho_t^2 beta_t C
-        mu <- mu - rho_t S_t P^-1 E_q[grad f],    S_t = S_{t-1} + rho_t^2 beta_t
+        P  <- P + nu_t beta_t C
+        mu <- mu - rho_t S_t P^-1 E_q[grad f],    S_t = S_{t-1} + nu_t beta_t
 
     ``S_t`` is the weight the precision has accumulated on the curvatures (the
     rates actually taken), so that with ``P = P_0 + S_t C_bar`` a mean step at
@@ -190,12 +190,9 @@ class ContinuationSchedule(RelativeGeometricSchedule):
     sampling noise is at most ``step_noise`` standard deviations of ``q``,
     ``rho_t S_t sqrt(noise) <= step_noise`` (``noise`` the variance of the
     whitened gradient estimate, :class:`~skvan.expectations.MonteCarlo`'s
-    ``Expectations.noise``) and, with ``curvature_noise``, at which the
-    precision update's noise is at most that share of the precision,
-    ``rho_t^2 beta_t sqrt(curvature noise) <= curvature_noise`` (whitened, the
-    precision is the identity). Both noises are averaged over iterations with
-    weight ``memory`` on the past (an estimate from a few antithetic pairs varies
-    by its own size). Where ``q`` is wide over steep or oscillating parts of
+    ``Expectations.noise``, averaged over iterations with weight ``memory`` on
+    the past: an estimate from a few antithetic pairs varies by its own size;
+    one that a single pair cannot measure sets no limit). Where ``q`` is wide over steep or oscillating parts of
     ``f`` the draws' derivatives are mostly noise, which a Newton step would
     amplify by the inverse of the smoothed curvature: the mean's steps shrink to
     ``rho_t`` of a Newton step and average the noise over iterations, and since
@@ -212,8 +209,6 @@ class ContinuationSchedule(RelativeGeometricSchedule):
         ``>= 1``.
     step_noise : float, default=0.5
         ``> 0``.
-    curvature_noise : float or None, default=None
-        ``> 0``, or None: the curvature's noise does not set the pace.
     min_pace : float, default=0.02
         ``(0, 1]``: the least pace, and the least advance of the clock per
         iteration, so that ``q`` narrows even where the noise never falls.
@@ -252,11 +247,9 @@ class ContinuationSchedule(RelativeGeometricSchedule):
     (1.0, array([3., 3.]))
     """
 
-    def __init__(self, beta=1.0, growth=1.0, step_noise=0.5, curvature_noise=None,
-                 min_pace=0.02, memory=0.8):
+    def __init__(self, beta=1.0, growth=1.0, step_noise=0.5, min_pace=0.02, memory=0.8):
         super().__init__(beta, growth)
         self.step_noise = step_noise
-        self.curvature_noise = curvature_noise
         self.min_pace = min_pace
         self.memory = memory
 
@@ -265,15 +258,14 @@ class ContinuationSchedule(RelativeGeometricSchedule):
         to ``weight_`` and average the new estimates' noise."""
         super().observe(solver)
         expect = solver.expect
-        noise = np.array([getattr(expect, "noise", 0.0), getattr(expect, "curvature_noise", 0.0)])
+        noise = float(getattr(expect, "noise", 0.0))
+        noise = noise if np.isfinite(noise) else 0.0  # a single pair: unknown
         if solver.iteration == 0:
             self.clock_, self.weight_, self.pace_, self._noise = 0.0, 0.0, 1.0, noise
             return
         last = solver.rates
         self.weight_ = last.keep * self.weight_ + solver.fraction * last.beta
-        if np.all(np.isfinite(self._noise)):
-            noise = self.memory * self._noise + (1.0 - self.memory) * noise
-        self._noise = noise
+        self._noise = self.memory * self._noise + (1.0 - self.memory) * noise
 
     def rates(self, t, objective):
         """:class:`Rates` of this iteration (the clock's, not ``t``'s) under VO."""
@@ -282,14 +274,10 @@ class ContinuationSchedule(RelativeGeometricSchedule):
         rates = objective.rates(np.log(self._beta0()) + self.clock_ * np.log(self.growth),
                                 self.growth)
         newton = rates.keep * self.weight_ + rates.beta
-        limits = [1.0]
-        with np.errstate(divide="ignore"):
-            if self._noise[0] > 0.0:
-                limits.append(self.step_noise / (newton * np.sqrt(self._noise[0])))
-            if self.curvature_noise is not None and self._noise[1] > 0.0:
-                limits.append(np.sqrt(self.curvature_noise
-                                      / (rates.beta * np.sqrt(self._noise[1]))))
-        self.pace_ = max(float(min(limits)), self.min_pace)
+        pace = 1.0
+        if self._noise > 0.0:
+            pace = min(pace, self.step_noise / (newton * np.sqrt(self._noise)))
+        self.pace_ = max(pace, self.min_pace)
         # Steps of pace rho < 1 close the mean's distance to the smoothing's
         # minimiser by a factor (1 - rho) each, so q narrows at rho^2: one
         # schedule step per 1/rho e-folds of that distance.
