@@ -29,7 +29,8 @@ CARRY_VARIANCE = 1e-4
 #: that as convergence. ``noise`` (default 0: exact) is the sampling variance
 #: of the gradient estimate in whitened coordinates, ``tr Var(A^T g_hat)`` with
 #: ``A A^T = Sigma``, as measured over a Monte Carlo estimator's antithetic pairs
-#: (inf where a single pair cannot measure it).
+#: (inf where a single pair cannot measure it; fitness-shaped estimates leave it
+#: at 0, unmeasured).
 Expectations = namedtuple("Expectations", ["value", "gradient", "curvature", "flat", "noise"],
                           defaults=(False, 0.0))
 

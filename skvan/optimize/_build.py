@@ -78,14 +78,14 @@ def build_solver(objective, x0, settings, *, callback=None, rng=None, restart=0,
         # concave on average over q), and "whole Newton steps" become ever longer
         # gradient steps; the bounds' periodic map repeats f's box in mirrored
         # images, between which whole Newton steps would jump.
-        sampled = relative and not bounded and s.beta_growth > 1.0
-        if sampled:
+        continuation = relative and not bounded and s.beta_growth > 1.0
+        if continuation:
             schedule = ContinuationSchedule(beta, s.beta_growth, s.step_noise)
         else:
             schedule = (RelativeGeometricSchedule if relative else GeometricSchedule)(
                 beta, s.beta_growth)
         stop = MeanContraction(1e-6 if s.tol is None else s.tol, min_scale=s.sigma0,
-                               narrow=sampled)
+                               narrow=continuation)
     return VANSolver(
         objective, expectation, family, objective="vo", schedule=schedule, hessian=s.hessian,
         step=step, stop=stop, max_iter=s.max_iter, max_passes=s.max_iter if stochastic else None,
