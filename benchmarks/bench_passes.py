@@ -53,7 +53,10 @@ Each figure is the minimum over repeats, in ms (us for the per-call costs):
     ... in the modules that import them).
 14. ``--reductions``: per call, in us, on 11 entries (diabetes' Lasso has 11
     parameters) and on 1,000: numpy's ``any``, ``all``, ``isfinite(a).all()``,
-    ``max`` and ``min`` against ``skvan._reductions``.
+    ``max`` and ``min`` against ``skvan._reductions``; then, in ms, the
+    maxima and sums over the last axis of a multinomial model's per-row arrays
+    (``(rows, points, K)``): ``max(axis=-1)`` and ``sum(axis=-1)`` against
+    ``last_max`` and ``last_sum``.
 16. ``--pairs``: a multinomial model's two passes over the rows for every pair
     of classes, the curvature's Gram blocks ``X^T diag(w h_km) X`` and the
     predictor covariances ``x_i^T Sigma_km x_i``, as one product per class pair
@@ -478,6 +481,15 @@ def reductions(rng, calls=100_000):
                         fn()
                 cells.append(best(run, 5) / calls * 1e6)
             print(f"  {size:>5} entries  {name:<18}{cells[0]:7.2f}{cells[1]:7.2f}", flush=True)
+    from skvan._reductions import last_max, last_sum
+
+    print("   Over a short last axis, ms per call (minimum of 20): numpy's, skvan._reductions'")
+    for shape in ((20_000, 3), (20_000, 10, 5), (2_000, 20, 10)):
+        A = rng.standard_normal(shape)
+        for name, theirs, ours in (("max", lambda: A.max(axis=-1), lambda: last_max(A)),
+                                   ("sum", lambda: A.sum(axis=-1), lambda: last_sum(A))):
+            cells = [best(fn, 20) * 1e3 for fn in (theirs, ours)]
+            print(f"  {shape!s:>15}  {name:<18}{cells[0]:7.2f}{cells[1]:7.2f}", flush=True)
 
 
 def sparse_gradient(rng, repeats):

@@ -191,7 +191,8 @@ class FeaturePairs:
     products ``X^T diag(w_c) X`` they take about half the arithmetic, in one
     product that runs at the BLAS's speed where each feature pair serves
     enough class pairs (:meth:`pays`); ``python benchmarks/bench_passes.py
-    --pairs`` times both.
+    --pairs`` times both. With ``keep_bytes`` the products of a design that fit
+    in that many bytes are formed once and kept for its later passes.
     """
 
     #: The one product pays up to about this many feature pairs per sum (per class
@@ -201,11 +202,13 @@ class FeaturePairs:
     #: ...with at least this many rows in a block of the products (:data:`BLOCK_ELEMENTS`).
     MIN_ROWS = 64
 
-    def __init__(self, n_features):
+    def __init__(self, n_features, keep_bytes=0):
         self.a, self.b = np.triu_indices(n_features)
         self.n_features = n_features
         # Pairs (a, b >= a) are stored feature by feature: a's start at offset[a].
         self.offset = np.r_[0, np.cumsum(np.arange(n_features, 0, -1))]
+        self.keep_bytes = keep_bytes
+        self._kept = None  # (X, [(rows, products), ...]) of the last X, if kept
 
     @classmethod
     def pays(cls, X, n_columns):
@@ -221,16 +224,27 @@ class FeaturePairs:
         """``(rows, products)`` per row block of ``X``: the pair products, ``(m,
         rows)`` (float64), one broadcast product per feature ``a`` of its row of
         ``X^T`` with those of ``b >= a`` (gathering the two factors of every pair
-        instead costs several times as much)."""
+        instead costs several times as much). Where all of them take at most
+        ``keep_bytes``, they are kept for the next pass over the same ``X`` (a
+        multinomial fit makes two per iteration)."""
+        if self._kept is not None and self._kept[0] is X:
+            yield from self._kept[1]
+            return
+        keep = 8 * self.a.size * X.shape[0] <= self.keep_bytes
+        kept = []
         products = None
         for rows in row_blocks(X.shape[0], self.a.size):
             columns = np.ascontiguousarray(X[rows].T, dtype=np.float64)  # (p, rows)
-            if products is None or products.shape[1] != columns.shape[1]:
+            if keep or products is None or products.shape[1] != columns.shape[1]:
                 products = np.empty((self.a.size, columns.shape[1]))
             for a in range(self.n_features):
                 np.multiply(columns[a:a + 1], columns[a:],
                             out=products[self.offset[a]:self.offset[a + 1]])
+            if keep:
+                kept.append((rows, products))
             yield rows, products
+        if keep:
+            self._kept = (X, kept)
 
     def grams(self, X, W):
         """``(c, p, p)``: ``sum_i W_ic x_i x_i^T`` for the columns of ``W`` ``(n, c)``."""

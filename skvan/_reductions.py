@@ -10,6 +10,11 @@ iteration. The results are the same: a count of nonzeros is what ``any`` and
 ``max`` returns NaN). Only a zero's sign can differ (``max`` of ``-0.0`` and
 ``0.0`` may be either), which no caller's comparison sees. On large arrays
 these cost about what numpy's reductions do.
+
+:func:`last_max` and :func:`last_sum` reduce over a short last axis (the ``K``
+classes of a multinomial model's rows): ``ufunc.reduce`` along an axis of a few
+entries runs an inner loop per row, several times slower than ``K`` elementwise
+operations over all the rows (``python benchmarks/bench_passes.py --reductions``).
 """
 
 import numpy as np
@@ -42,3 +47,18 @@ def min_of(a):
     """``a.min()`` over every entry (NaN if some entry is NaN; a ValueError for
     an empty ``a``)."""
     return a.flat[a.argmin()] if a.ndim != 1 else a[a.argmin()]
+
+
+def last_max(A):
+    """``A.max(axis=-1)`` for a short last axis: ``K - 1`` elementwise maxima over
+    every leading index (NaN propagates, as in ``max``)."""
+    out = A[..., 0].copy()
+    for k in range(1, A.shape[-1]):
+        np.maximum(out, A[..., k], out=out)
+    return out
+
+
+def last_sum(A):
+    """``A.sum(axis=-1)`` for a short last axis (``einsum``'s summation, which does
+    not run a reduction loop per row; the order of the additions may differ)."""
+    return np.einsum("...k->...", A)

@@ -474,3 +474,28 @@ def test_feature_pairs_give_every_class_pairs_products(dtype, monkeypatch):
         scale = np.max(np.abs(ref))
         assert np.max(np.abs(got - ref)) <= 1e-13 * scale  # reached: 1e-15
         assert np.max(np.abs(per_pair - ref)) <= 1e-13 * scale
+
+
+def test_kept_feature_pairs_serve_later_passes_only_for_their_design():
+    """A model keeps its rows' pair products between passes within its budget:
+    later passes over the same design equal a fresh computation exactly, another
+    design is computed afresh, and products over the budget are not kept."""
+    from skvan._data import FeaturePairs
+
+    rng = np.random.default_rng(0)
+    X, other = rng.standard_normal((300, 6)), rng.standard_normal((300, 6))
+    W, S = rng.standard_normal((300, 3)), rng.standard_normal((3, 6, 6))
+    fresh = FeaturePairs(6)
+    kept = FeaturePairs(6, keep_bytes=8 * 21 * 300)
+    for _ in range(2):
+        np.testing.assert_array_equal(kept.grams(X, W), fresh.grams(X, W))
+        np.testing.assert_array_equal(kept.forms(X, S), fresh.forms(X, S))
+        assert kept._kept is not None and kept._kept[0] is X
+    np.testing.assert_array_equal(kept.forms(other, S), fresh.forms(other, S))
+    assert kept._kept[0] is other
+    small = FeaturePairs(6, keep_bytes=8 * 21 * 300 - 1)
+    small.grams(X, W)
+    assert small._kept is None
+    f = MultinomialObjective(X, np.eye(3)[rng.integers(0, 3, 300)])
+    assert f.feature_pairs() is f.feature_pairs()
+    assert f.subsample(np.arange(100)).feature_pairs() is not f.feature_pairs()

@@ -3,7 +3,15 @@
 import numpy as np
 import pytest
 
-from skvan._reductions import all_finite, all_of, any_of, max_of, min_of
+from skvan._reductions import (
+    all_finite,
+    all_of,
+    any_of,
+    last_max,
+    last_sum,
+    max_of,
+    min_of,
+)
 
 
 def _arrays():
@@ -42,3 +50,19 @@ def test_any_of_takes_scalars():
     """A ridge may be one number or one per column."""
     assert not any_of(0.0) and any_of(1e-300) and any_of(np.float64(-2.0))
     assert any_of(np.nan)
+
+
+@pytest.mark.parametrize("shape", [(7, 1), (50, 3), (4, 9, 5), (3, 2, 10)])
+def test_last_axis_reductions_agree_with_numpys(shape):
+    """A multinomial model's maxima and sums over the classes: the maximum exactly
+    (NaN and inf propagated as by ``max``), the sum to round-off (its additions
+    may be ordered differently)."""
+    rng = np.random.default_rng(1)
+    A = 10 * rng.standard_normal(shape)
+    A.flat[[0, -1]] = np.nan, np.inf
+    top = last_max(A)
+    np.testing.assert_array_equal(top, A.max(axis=-1))
+    assert top.shape == shape[:-1]
+    B = np.nan_to_num(A, posinf=1.0)
+    np.testing.assert_allclose(last_sum(B), B.sum(axis=-1), rtol=1e-14, atol=1e-13)
+    assert not np.shares_memory(top, A)

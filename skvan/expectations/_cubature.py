@@ -216,7 +216,8 @@ class SoftmaxCubature(LinearPredictorExpectation):
 
     @staticmethod
     def _predictor_spread(objective, family):
-        return predictor_covariances(objective.X, objective.n_classes, family)
+        return predictor_covariances(objective.X, objective.n_classes, family,
+                                     objective.feature_pairs())
 
     @staticmethod
     def _no_spread(objective):
@@ -306,10 +307,11 @@ def _block_variances(X, blocks):
     return v
 
 
-def predictor_covariances(X, K, family):
+def predictor_covariances(X, K, family, pairs=None):
     """``V_i = Cov_q(W x_i)`` for the ``K`` rows of ``W``, shape ``(n, K, K)``: block
     ``(k, l)`` of the covariance ``Sigma_kl`` gives ``V_i[k, l] = x_i^T Sigma_kl x_i``
-    (a diagonal family: only ``V_i[k, k]``)."""
+    (a diagonal family: only ``V_i[k, k]``). ``pairs``: the
+    :class:`~skvan._data.FeaturePairs` to use where they pay (None: new ones)."""
     p = X.shape[1]
     n = X.shape[0]
     V = np.zeros((n, K, K))
@@ -337,7 +339,7 @@ def predictor_covariances(X, K, family):
     if FeaturePairs.pays(X, k.size):
         # Every class pair's form from one product per row block.
         Sp = S.reshape(K, p, K, p)
-        V[:, k, m] = FeaturePairs(p).forms(X, Sp[k, :, m, :])
+        V[:, k, m] = (FeaturePairs(p) if pairs is None else pairs).forms(X, Sp[k, :, m, :])
         V[:, m, k] = V[:, k, m]
         return V
     # In row blocks: the products x_i^T Sigma_{k, m >= k} of a whole design are

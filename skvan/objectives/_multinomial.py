@@ -32,8 +32,15 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._data import FeaturePairs, dot, gram, scale_columns, squared, tdot
+from .._reductions import last_max, last_sum
 from ._linear import RowsObjective, jacobi_column_scale
 from ._penalties import NoPenalty
+
+#: The rows' feature-pair products (``n p (p + 1) / 2`` floats) a model keeps
+#: between its passes over the rows up to this many bytes, a quarter of the
+#: dense matrices a family forms (``skvan.van.MEMORY_BUDGET``); they take
+#: ``(p + 1) / 2`` times the design's memory.
+KEPT_PAIR_PRODUCTS = 1 << 28
 
 
 def log_normaliser(A):
@@ -43,13 +50,19 @@ def log_normaliser(A):
     benchmarks/bench_passes.py``, part 6): they check their input and handle
     complex and infinite values, which the
     predictors of a fit never are (an infinite maximum gives NaN here, which the
-    solver reports as diverged).
+    solver reports as diverged). The maximum and the sum over the ``K`` classes
+    are :func:`~skvan._reductions.last_max` and ``last_sum`` (part 14).
     """
-    top = A.max(axis=-1, keepdims=True)
+    top = last_max(A)[..., None]
     E = np.exp(A - top)
-    total = E.sum(axis=-1, keepdims=True)
+    total = last_sum(E)[..., None]
     E /= total
     return (np.log(total) + top)[..., 0], E
+
+
+def _dot_classes(a, b):
+    """``sum_k a_k b_k`` over the last axis."""
+    return np.einsum("...k,...k->...", a, b)
 
 
 class SoftmaxLoss:
@@ -105,31 +118,38 @@ class SoftmaxLoss:
         cost.
         """
         lse, P = log_normaliser(M)
-        l = lse - np.sum(Y * M, axis=-1)
-        Vp = (V @ P[..., None])[..., 0]
-        pVp = np.sum(P * Vp, axis=-1)
+        l = lse - _dot_classes(Y, M)
+        Vp = np.einsum("...kl,...l->...k", V, P)
+        pVp = _dot_classes(P, Vp)
         v = np.einsum("...kk->...k", V)
-        trace_HV = np.sum(P * v, axis=-1) - pVp
+        trace_HV = _dot_classes(P, v) - pVp
         s = v - 2.0 * Vp + pVp[..., None]
         ps = P * s
-        H = -P[..., :, None] * P[..., None, :]
-        np.einsum("...kk->...k", H)[...] += P
-        HV = H @ V
-        kappa = (np.sum(ps * s, axis=-1) - trace_HV**2
-                 - 2.0 * np.einsum("...ab,...ba->...", HV, HV))
+        # H V = diag(p) (V - 1 (V p)^T) for the symmetric V: no K x K products.
+        HV = V - Vp[..., None, :]
+        HV *= P[..., :, None]
+        kappa = _dot_classes(ps, s) - trace_HV**2 - 2.0 * np.einsum("...ab,...ba->...", HV, HV)
         e0 = l + 0.5 * trace_HV + 0.125 * kappa
-        sum_ps = ps.sum(axis=-1)
+        sum_ps = last_sum(ps)
         e1 = P - Y + 0.5 * (ps - sum_ps[..., None] * P)
         if need == "value":
             return e0, e1, None
-        HVH = HV @ H
+        # H V H = (H V - (H V p) 1^T) diag(p), in place of H V.
+        HVH = HV
+        HVH -= np.einsum("...kl,...l->...k", HV, P)[..., :, None]
+        HVH *= P[..., None, :]
         if need == "gauss_newton":
-            return e0, e1, e1[..., :, None] * e1[..., None, :] + HVH
-        cross = ps[..., :, None] * P[..., None, :]
-        C = (sum_ps[..., None, None] * P[..., :, None] * P[..., None, :] - cross
-             - np.swapaxes(cross, -1, -2) - trace_HV[..., None, None] * H - 2.0 * HVH)
-        np.einsum("...kk->...k", C)[...] += ps
-        return e0, e1, H + 0.5 * C
+            HVH += e1[..., :, None] * e1[..., None, :]
+            return e0, e1, HVH
+        # H + C / 2 gathered by kind: (sum_ps + tr(HV)) / 2 - 1 times p p^T, the
+        # cross terms -(ps p^T + p ps^T) / 2, -HVH, and the diagonal
+        # p + (ps - tr(HV) p) / 2.
+        c = 0.5 * (sum_ps + trace_HV) - 1.0
+        out = P[..., :, None] * (c[..., None] * P - 0.5 * ps)[..., None, :]
+        out -= (0.5 * ps)[..., :, None] * P[..., None, :]
+        out -= HVH
+        np.einsum("...kk->...k", out)[...] += P + 0.5 * (ps - trace_HV[..., None] * P)
+        return e0, e1, out
 
     def weighted_derivatives(self, Y, A, w, need="exact"):
         """Weighted averages over the points of each row, ``A`` ``(n, S, K)`` and
@@ -182,6 +202,7 @@ class MultinomialObjective(RowsObjective):
         self.n_params = self.n_classes * X.shape[1]
         self._X_squared = None
         self._kappa = None
+        self._pairs = None
 
     def _replace(self, **changes):
         args = dict(X=self.X, Y=self.Y, sample_weight=self.sample_weight, penalty=self.penalty,
@@ -242,13 +263,22 @@ class MultinomialObjective(RowsObjective):
         k, m = np.triu_indices(K)
         if FeaturePairs.pays(self.X, k.size):
             # Every class pair's block from one product per row block.
-            blocks = FeaturePairs(p).grams(self.X, w[:, None] * H[:, k, m])
+            blocks = self.feature_pairs().grams(self.X, w[:, None] * H[:, k, m])
         else:
             blocks = [gram(self.X, w * H[:, i, j]) for i, j in zip(k, m)]
         for i, j, block in zip(k, m, blocks):
             C[i * p:(i + 1) * p, j * p:(j + 1) * p] = block
             C[j * p:(j + 1) * p, i * p:(i + 1) * p] = block.T
         return C
+
+    def feature_pairs(self):
+        """The :class:`~skvan._data.FeaturePairs` of ``X``'s features, keeping the
+        rows' pair products between passes up to :data:`KEPT_PAIR_PRODUCTS` bytes
+        (the curvature's Gram blocks and the predictor covariances of every
+        iteration read the same products)."""
+        if self._pairs is None:
+            self._pairs = FeaturePairs(self.X.shape[1], keep_bytes=KEPT_PAIR_PRODUCTS)
+        return self._pairs
 
     # -- the gauge term (module docstring) ------------------------------------------
     def _gauge(self):
