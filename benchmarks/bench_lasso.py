@@ -676,7 +676,7 @@ def run(args):
                      np.median(np.array(t_svan) / np.array(t_sk)), ridge_iter, t_ridge, ridge_err))
 
     print(f"Error of the mean against passes (relative max error vs Lasso(tol=1e-12)); "
-          f"{args.passes} passes\n")
+          f"{args.passes} passes")
     checkpoints = sorted({c for c in (1, 2, 5, 10, 20, 40) if c < args.passes} | {args.passes})
     for name, methods in curves.items():
         print(name)
@@ -685,9 +685,8 @@ def run(args):
             vals = [curve[np.searchsorted(curve[:, 0], c - 1e-9), 1]
                     if curve[-1, 0] >= c - 1e-9 else np.nan for c in checkpoints]
             print(f"  {method:<22}" + "".join(f"{v:>9.1e}" for v in vals))
-        print()
 
-    print(f"Wall time at relative error <= {TARGET:g} (medians of {args.repeats} alternating repeats)\n")
+    print(f"\nWall time at relative error <= {TARGET:g} (medians of {args.repeats} alternating repeats)")
     print(f"{'dataset':<38}{'alpha':>6}{'Lasso tol':>10}{'Lasso ms':>9}{'VAN ms':>8}{'iter':>5}"
           f"{'corr':>5}{'VAN err':>9}{'ratio':>7}{'sVAN ms':>9}{'passes':>7}{'sVAN err':>9}"
           f"{'ratio':>7}{'ridge it':>9}{'ms':>7}")

@@ -496,7 +496,6 @@ def main():
                          else f"{'-':>11}")
             print(f"{name:<19}{label:<18}{ok.mean():>8.0%}{np.median(evals):>14.0f}{to_target}"
                   f"{np.median(gap):>15.2e}{time.perf_counter() - t0:>6.0f}s", flush=True)
-        print()
 
 
 if __name__ == "__main__":

@@ -63,6 +63,19 @@ Each figure is the minimum over repeats, in ms (us for the per-call costs):
     against one product per row block with the rows' feature-pair products
     (``skvan._data.FeaturePairs``; ``pays`` says which the model uses), for
     3-10 classes and 20-128 features.
+17. ``--blas-rate``: the Hessian pass's share of this machine's BLAS rate, per
+    problem of ``bench_logistic.py --quick`` (binary), ``bench_multinomial.py
+    --quick`` and ``bench_lasso.py --speed --quick`` (alpha at a tenth of
+    alpha_max): the median time of the pass as a default fit makes it (the
+    weighted Gram ``X^T W X`` of the design with its gradient, the ``K (K + 1)
+    / 2`` class-pair blocks of a multinomial model, the Lasso's one augmented
+    Gram ``[X, 1, y]^T W [X, 1, y]``), against numpy's ``D.T @ (D * w)`` on
+    the same design ``D`` (a BLAS product, as newton-cholesky forms its
+    Hessian), times the number of blocks: 1 is the BLAS's rate, above 1 a pass
+    that does less arithmetic than one product per block (a symmetric product,
+    the feature pairs). Passes under 1 ms are left out (their time is fixed
+    costs, not arithmetic); the wide (``n < p``) fits form no Hessian (the
+    operator and dual forms) and are not listed.
 15. ``--blas-threads``: VANLogisticRegression fits (ms, medians of 7 alternating
     repeats, 3 from ``5e7`` multiply-adds per pass) on the user's BLAS threads,
     as the solver runs them, against threadpoolctl's one-thread limit around
@@ -80,6 +93,7 @@ Run: python benchmarks/bench_passes.py [--quick] [--columns (parts 7 and 8 only)
      python benchmarks/bench_passes.py --tiny-fits (part 13 only)
      python benchmarks/bench_passes.py --reductions (part 14 only)
      python benchmarks/bench_passes.py --blas-threads (part 15 only)
+     python benchmarks/bench_passes.py --blas-rate (part 17 only)
 """
 
 import argparse
@@ -149,6 +163,7 @@ def main():
     parser.add_argument("--reductions", action="store_true", help="only part 14")
     parser.add_argument("--blas-threads", action="store_true", help="only part 15")
     parser.add_argument("--pairs", action="store_true", help="only part 16")
+    parser.add_argument("--blas-rate", action="store_true", help="only part 17")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     repeats = 3 if args.quick else 5
@@ -162,6 +177,8 @@ def main():
         return blas_threads()
     if args.pairs:
         return feature_pairs(rng, repeats, args.quick)
+    if args.blas_rate:
+        return blas_rate(rng)
     if args.gram:
         return gram_accumulator(rng, repeats)
     if args.sparse_gradient:
@@ -486,10 +503,90 @@ def reductions(rng, calls=100_000):
     print("   Over a short last axis, ms per call (minimum of 20): numpy's, skvan._reductions'")
     for shape in ((20_000, 3), (20_000, 10, 5), (2_000, 20, 10)):
         A = rng.standard_normal(shape)
-        for name, theirs, ours in (("max", lambda: A.max(axis=-1), lambda: last_max(A)),
-                                   ("sum", lambda: A.sum(axis=-1), lambda: last_sum(A))):
+        for name, theirs, ours in (("max", lambda A=A: A.max(axis=-1), lambda A=A: last_max(A)),
+                                   ("sum", lambda A=A: A.sum(axis=-1), lambda A=A: last_sum(A))):
             cells = [best(fn, 20) * 1e3 for fn in (theirs, ours)]
             print(f"  {shape!s:>15}  {name:<18}{cells[0]:7.2f}{cells[1]:7.2f}", flush=True)
+
+
+def blas_rate(rng, fits=3, repeats=7):
+    """Part 17: the Hessian pass of default fits against one BLAS product per block."""
+    import warnings
+
+    import bench_lasso
+    import bench_logistic
+    import bench_multinomial
+
+    from skvan import VANLassoRegressor, VANLogisticRegression
+    from skvan.objectives import _linear, _multinomial, _quadratic
+
+    records = []
+
+    def record(owner, name, design_of):
+        """Wrap ``owner.name`` to record each call's time and ``(design, blocks)``."""
+        original = getattr(owner, name)
+
+        def wrapper(*args, **kwargs):
+            start = time.perf_counter()
+            out = original(*args, **kwargs)
+            records.append((time.perf_counter() - start, design_of(*args, **kwargs)))
+            return out
+
+        setattr(owner, name, wrapper)
+        return lambda: setattr(owner, name, original)
+
+    def multinomial_design(objective, H, diagonal=False):
+        K = objective.n_classes
+        return None if diagonal else (objective.X, K * (K + 1) // 2)
+
+    def augmented_design(X, y, w, fit_intercept):
+        columns = [X, np.ones((X.shape[0], 1))] if fit_intercept else [X]
+        return np.column_stack([*columns, y]), 1
+
+    def lasso_problems():
+        for name, X, y in bench_lasso.speed_datasets(True):
+            alpha = 0.1 * np.max(np.abs((X - X.mean(0)).T @ (y - y.mean()))) / len(y)
+            yield name, X, y, VANLassoRegressor(alpha=alpha)
+
+    sections = (
+        ("binary", _linear, "gram_and_tdot",
+         lambda X, d, u=None: (X, 1),
+         ((name, X, y, VANLogisticRegression())
+          for name, X, y in bench_logistic.datasets(True))),
+        ("multinomial", _multinomial.MultinomialObjective,
+         "data_curvature", multinomial_design,
+         ((name, X, y, VANLogisticRegression())
+          for name, X, y in bench_multinomial.timing_problems(True))),
+        ("Lasso", _quadratic,
+         "augmented_gram", augmented_design, lasso_problems()),
+    )
+    print("17. The Hessian pass against numpy's D.T @ (D * w) per block (ms; medians of "
+          f"{fits} fits' passes, minimum of {repeats} products; passes of 1 ms and more)")
+    print(f"{'problem':<48}{'design':>14}{'passes':>7}{'blocks':>7}{'pass ms':>9}"
+          f"{'BLAS ms':>9}{'rate':>7}")
+    warnings.simplefilter("ignore")
+    for family, owner, name, design_of, problems in sections:
+        for label, X, y, estimator in problems:
+            estimator.fit(X, y)  # untimed: imports, caches
+            records.clear()
+            restore = record(owner, name, design_of)
+            try:
+                for _ in range(fits):
+                    estimator.fit(X, y)
+            finally:
+                restore()
+            passes = [(t, part) for t, part in records if part is not None]
+            t_pass = float(np.median([t for t, _ in passes])) if passes else 0.0
+            if t_pass < 1e-3:
+                continue
+            design, blocks = passes[0][1]
+            D = np.ascontiguousarray(np.asarray(design, dtype=np.float64))
+            w = rng.uniform(0.1, 1.0, D.shape[0])
+            product = best(lambda D=D, w=w: D.T @ (D * w[:, None]), repeats)
+            shape = f"{D.shape[0]} x {D.shape[1]}"
+            print(f"{family + ': ' + label:<48}{shape:>14}{len(passes) / fits:>7.1f}{blocks:>7d}"
+                  f"{1e3 * t_pass:>9.2f}{1e3 * product:>9.2f}{blocks * product / t_pass:>7.2f}",
+                  flush=True)
 
 
 def sparse_gradient(rng, repeats):

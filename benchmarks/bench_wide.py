@@ -145,7 +145,7 @@ def run(name, X, y, kind, params, repeats, only_lbfgs):
     med = {k: float(np.median(v)) for k, v in times.items()}
     spread = {k: (min(v), max(v)) for k, v in times.items()}
     best = min(peers, key=med.get)
-    print(f"\n{name}")
+    print(name)
     for peer, (tol, _, err) in peers.items():
         lo, hi = spread[peer]
         print(f"  {peer:<10} tol={tol:.0e} err={err:.1e} {1e3 * med[peer]:9.1f} ms "

@@ -134,6 +134,14 @@ SECTIONS = [
      "--pairs`) and, while `q` is wide, a batched `eigh` for the cubature's roots; "
      "newton-cholesky makes one pass. The small sets' ratios are fixed costs around "
      "fits of 2-3 ms."),
+    ("blas_rate", "The Hessian pass against the BLAS",
+     "python benchmarks/bench_passes.py --blas-rate",
+     "The pass that forms the curvature in default fits of the binary and "
+     "multinomial logistic and Lasso speed problems (those of 1 ms and more), against "
+     "numpy's `D.T @ (D * w)` on the same design once per Gram block: 1 is the BLAS's "
+     "rate, above 1 less arithmetic than a product per block (the symmetric product, "
+     "the feature pairs); one run. The large binary and Lasso passes run at about "
+     "the BLAS's rate.", ""),
     ("stochastic", "Stochastic VAN",
      "python benchmarks/bench_stochastic.py",
      "Logistic regression, `C=1`: passes over the data to reach 1e-3 relative of "
