@@ -432,3 +432,27 @@ def test_a_run_stuck_while_its_mean_moves_is_not_converged(n_accepted, rng):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             warn_unconverged(result, 1e-4)
+
+
+def test_group_variances_sum_the_covariances_blocks(rng):
+    """``Var(sum_k theta[groups[k, j]])`` from each family: the full one from ``L^-1``
+    before its covariance is formed and from the covariance after, the
+    diagonal one from its variances, all equal to the summed blocks of ``P^-1``
+    (the multinomial gauge term's variances)."""
+    from skvan.van import DiagonalGaussian
+
+    n, K, m = 12, 3, 4
+    A = rng.standard_normal((n, n))
+    P = A @ A.T + n * np.eye(n)
+    groups = np.arange(K * m).reshape(K, m)
+    S = np.linalg.inv(P)
+    want = np.array([S[np.ix_(groups[:, j], groups[:, j])].sum() for j in range(m)])
+    q = FullGaussian(np.zeros(n), P)
+    from_factor = q.group_variances(groups)
+    assert q._cov is None  # not formed for them
+    _ = q.sigma
+    for got in (from_factor, q.group_variances(groups)):
+        np.testing.assert_allclose(got, want, rtol=1e-12)  # reached: 1e-15
+    d = rng.uniform(0.5, 2.0, n)
+    np.testing.assert_allclose(DiagonalGaussian(np.zeros(n), d).group_variances(groups),
+                               (1.0 / d)[groups].sum(axis=0), rtol=1e-15)

@@ -317,10 +317,7 @@ class MultinomialObjective(RowsObjective):
             return 0.0, 0.0
         K, p = self.n_classes, self.X.shape[1]
         idx = free[None, :] + p * np.arange(K)[:, None]  # (K, n_free)
-        if family.diagonal:
-            var = family.marginal_variance()[idx].sum(axis=0) / K
-        else:  # the K x K block of Sigma for each gauge column, summed
-            var = family.sigma[idx[:, None, :], idx[None, :, :]].sum(axis=(0, 1)) / K
+        var = family.group_variances(idx) / K  # the K x K block of Sigma per column, summed
         value = 0.5 * float(np.dot(kappa, sums**2 + var))
         return value, self._gauge_gradient(sums, free, kappa)
 

@@ -70,6 +70,13 @@ class _Gaussian:
         this family (its parameters are vectors)."""
         return self
 
+    def group_variances(self, groups):
+        """``Var(sum_k theta[groups[k, j]])`` for each column ``j`` of an index
+        array ``groups`` ``(k, m)``: the sum of the ``k x k`` block of the
+        covariance over each group (a multinomial model's gauge term)."""
+        S = self.sigma
+        return S[groups[:, None, :], groups[None, :, :]].sum(axis=(0, 1))
+
 
 class FullGaussian(_Gaussian):
     """Gaussian with a full covariance matrix (the paper's VAN).
@@ -235,6 +242,15 @@ class FullGaussian(_Gaussian):
     def weighted_trace(self, w):
         """``sum_j w_j Sigma_jj``."""
         return float(np.dot(w, self.marginal_variance()))
+
+    def group_variances(self, groups):
+        """:meth:`_Gaussian.group_variances`; without the covariance at hand, the
+        squared norms of the groups' summed columns of ``L^-1`` (``P = L L^T``), which
+        :meth:`marginal_variance` computes too, instead of forming ``P^-1``."""
+        if self._cov is not None:
+            return super().group_variances(groups)
+        B = self._inverse_factor()[:, groups].sum(axis=1)
+        return np.einsum("ij,ij->j", B, B)
 
     def predictor_variance(self, X):
         """``x_i^T Sigma x_i = ||L^-1 x_i||^2`` for each row of ``X`` (``P = L L^T``),
@@ -421,6 +437,10 @@ class DiagonalGaussian(_Gaussian):
     def weighted_trace(self, w):
         """``sum_j w_j / s_j``."""
         return float(np.dot(w, 1.0 / self.precision))
+
+    def group_variances(self, groups):
+        """:meth:`_Gaussian.group_variances`: sums of the variances."""
+        return self.marginal_variance()[groups].sum(axis=0)
 
     def predictor_variance(self, X):
         """``sum_d x_id^2 / s_d`` for each row of ``X``."""

@@ -214,6 +214,7 @@ class _GramFamily:
 
     # The gradient and this family's curvature form, as the dense families' default.
     data_derivatives = _Gaussian.data_derivatives
+    group_variances = _Gaussian.group_variances
 
     def update_precision(self, curvature, beta, keep=1.0):
         """``P <- keep P + beta C`` for a :class:`RowCurvature` ``C``."""
