@@ -325,10 +325,15 @@ def lapack_threads(rng, repeats, quick):
           "skvan's rule | LAPACK threaded")
     # 10 classes: the multinomial model, 510 parameters; VI on 300 x 3000: the
     # dual form, whose systems are 300 x 300.
+    # 200,000 x 12 (13 parameters) and 100,000 x 4 with 3 classes (15): below the
+    # factorisations' sizes, where the covariance's inverse (potri) still threads;
+    # the multinomial model forms it at each iteration, the binary one once.
+    small = ((200_000, 12, 2, "vo"), (100_000, 4, 3, "vo"))
     shapes = ((5_000, 150, 2, "vo"), (20_000, 200, 2, "vo"), (50_000, 50, 10, "vo"),
-              (300, 3_000, 2, "vi")) if not quick else ((5_000, 150, 2, "vo"),)
+              (300, 3_000, 2, "vi"), *small) if not quick else ((5_000, 150, 2, "vo"), *small)
     for n, p, classes, objective in shapes:
-        X, y = make_classification(n, p, n_informative=p // 3 if p < 1_000 else 20, n_classes=classes,
+        X, y = make_classification(n, p, n_informative=max(p // 3, 2) if p < 1_000 else 20,
+                                   n_classes=classes,
                                    n_clusters_per_class=1 if classes > 2 else 2, random_state=0)
         times = {True: [], False: []}
         for _ in range(3 if classes > 2 else repeats):

@@ -109,7 +109,9 @@ def _one_blas_thread(n_params):
 #: right after a threaded numpy product a second thread waits for its wake-up
 #: far longer than small factorisations take, and only from a few thousand does
 #: it pay (``python benchmarks/bench_passes.py --lapack-threads`` measures both);
-#: below 16 nothing threads. :func:`lapack_threading` changes it for a block.
+#: below 16 the factorisations do not thread, but the inverse from a factor
+#: (``potri``) does at every size (``lapack_one_thread(n, inverse=True)``).
+#: :func:`lapack_threading` changes it for a block.
 LAPACK_ONE_THREAD = (16, 2048)
 _lapack_sizes = [LAPACK_ONE_THREAD]
 
@@ -150,15 +152,18 @@ class _LapackOneThread(_OneBlasThread):
         return super().__exit__(*exc_info)
 
 
-def lapack_one_thread(n):
+def lapack_one_thread(n, inverse=False):
     """A context with scipy's LAPACK on one thread for work on an ``n x n``
     matrix if ``n`` is within :data:`LAPACK_ONE_THREAD` (or the sizes of the
-    :func:`lapack_threading` block), else none.
+    :func:`lapack_threading` block), else none; with ``inverse`` (``potri``,
+    which threads at every size) from ``n = 1`` up to the same largest size.
 
     None either inside such a context of the same thread (the solver enters one
     around its whole loop): a nested one only counted itself, at the price of a
     lock and an object at each factorisation, solve and inverse of an iteration."""
     low, high = _lapack_sizes[-1]
+    if inverse and low <= high:
+        low = 1
     if low <= n <= high and not getattr(_in_lapack_context, "depth", 0):
         return _LapackOneThread()
     return _NO_CONTEXT

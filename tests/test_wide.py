@@ -254,12 +254,15 @@ def _lapack_threads():
     return threads, Recording, seen
 
 
-@pytest.mark.parametrize("p, one", [(10, False), (100, True), (300, True), (2100, False)])
-def test_full_family_lapack_runs_on_one_blas_thread_at_moderate_sizes(p, one):
+@pytest.mark.parametrize("p, one, inverse_one",
+                         [(10, False, True), (100, True, True), (300, True, True),
+                          (2100, False, False)])
+def test_full_family_lapack_runs_on_one_blas_thread_at_moderate_sizes(p, one, inverse_one):
     """A full family's LAPACK work (here its Cholesky factor, covariance and a
     solve) runs with scipy's BLAS on one thread for 16 <= p <= 2048 (right after
     a numpy pass, two threads waited for a core: bench_passes.py
-    --lapack-threads); elsewhere the threads are the machine's."""
+    --lapack-threads), and the covariance (potri, which threads at every size)
+    from p = 1; elsewhere the threads are the machine's."""
     import skvan.van._family as family
     from skvan.van import FullGaussian
 
@@ -271,7 +274,8 @@ def test_full_family_lapack_runs_on_one_blas_thread_at_moderate_sizes(p, one):
         mp.setattr(family, "lapack", Recording(family.lapack))
         q = FullGaussian(np.zeros(p), A.T @ A + np.eye(p))
         q.sigma, q.solve(np.ones(p))
-    assert len(seen) == 3 and set(seen) == {1 if one else before}  # potrf, potri, potrs
+    threads = [1 if one else before, 1 if inverse_one else before, 1 if one else before]
+    assert seen == threads  # potrf, potri, potrs
     assert blas_threads() == before
 
 
@@ -289,6 +293,9 @@ def test_a_nested_lapack_context_is_a_no_op_in_its_thread_only():
     before = blas_threads()
     assert isinstance(lapack_one_thread(100), _LapackOneThread)
     assert lapack_one_thread(10) is _NO_CONTEXT  # below the sizes that thread
+    # ...but an inverse from a factor (potri) threads at every size.
+    assert isinstance(lapack_one_thread(10, inverse=True), _LapackOneThread)
+    assert lapack_one_thread(5000, inverse=True) is _NO_CONTEXT  # beyond, it pays
     other, entered = [], threading.Event()
 
     def elsewhere():

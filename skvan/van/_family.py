@@ -163,7 +163,7 @@ class FullGaussian(_Gaussian):
             # The factor's upper triangle is zero and potri leaves it so: the
             # lower triangle plus its transpose, with the doubled diagonal halved
             # (exactly), is the symmetric inverse.
-            with lapack_one_thread(self.n_params):
+            with lapack_one_thread(self.n_params, inverse=True):
                 inv, info = lapack.dpotri(self._chol[0], lower=1)
                 if info != 0:
                     inv = np.tril(linalg.cho_solve(self._chol, np.eye(self.n_params),

@@ -160,10 +160,11 @@ class VANSolver:
         then :meth:`ask`, the expectations of the asked batch under ``q``, and
         :meth:`tell`, until the run ends."""
         self.setup()
-        # Within the loop a full family's LAPACK work keeps scipy's BLAS on one
-        # thread (skvan._blas.lapack_one_thread), entered once here; the passes
-        # over the rows run on the user's BLAS threads.
-        with lapack_one_thread(self.family.n_params):
+        # Within the loop a full family's LAPACK work, its covariances' inverses
+        # too (which thread at every size), keeps scipy's BLAS on one thread
+        # (skvan._blas.lapack_one_thread), entered once here; the passes over the
+        # rows run on the user's BLAS threads.
+        with lapack_one_thread(self.family.n_params, inverse=True):
             while not self.done:
                 batch = self.ask()
                 self.tell(self.expectation(batch, self.family, hessian=self.hessian,
@@ -195,7 +196,7 @@ class VANSolver:
         self.iteration += 1
         if self.done:
             # What the fitted attributes read, under the loop's LAPACK threads.
-            with lapack_one_thread(self.family.n_params):
+            with lapack_one_thread(self.family.n_params, inverse=True):
                 self.family.finalize()
         return self.done
 
