@@ -121,7 +121,7 @@ class SoftmaxLoss:
         # point mass, V = 0, gets exactly its derivatives), then class-major
         # copies, (K, ...) and (K, K, ...): every operation below runs over the
         # rows in its inner loop, where a row-major layout would broadcast over
-        # K entries at a time (1.5 times as long in total).
+        # K entries at a time.
         lse, P = log_normaliser(M)
         l = lse - np.sum(Y * M, axis=-1)
         P, Y = (np.ascontiguousarray(np.moveaxis(a, -1, 0)) for a in (P, Y))
