@@ -307,3 +307,52 @@ def test_entries_near_1e160_overflow_no_gram(Estimator):
     ref = LinearRegression().fit(X, y)
     np.testing.assert_allclose(est.coef_ * 1e160, ref.coef_, rtol=1e-8)
     np.testing.assert_allclose(est.intercept_, ref.intercept_, rtol=1e-10)
+
+
+@pytest.mark.parametrize("free", [False, True])
+@pytest.mark.parametrize("scale", [1e2, 1e-3, 1e-8])
+def test_ridge_systems_through_the_rows_solve_the_support_equations(free, scale):
+    """The Woodbury solve through m rows (supports larger than m) is backward
+    stable like G_SS's Cholesky, with an intercept eliminated exactly, from a kept
+    K updated by rank-one terms as from a K formed afresh; the Gram objective's
+    gradient through the rows equals G's."""
+    from skvan.objectives import QuadraticObjective, RidgedQuadratic
+    from skvan.sparse import GramRows
+
+    rng = np.random.default_rng(3)
+    m, p = 40, 150
+    Z = rng.standard_normal((m, p)) * rng.uniform(0.1, 10.0, p)
+    Z[:, -1] = 1.0
+    pattern = rng.uniform(0.5, 2.0, p)
+    pattern[-1] = 0.0 if free else 1.0
+    rows = GramRows(lambda: Z, pattern, m)
+    G = Z.T @ Z + np.diag(scale * pattern)
+    supports = [rng.random(p) < 0.6]
+    supports.append(supports[0].copy())
+    supports[1][np.flatnonzero(~supports[0])[:3]] = True  # three enter...
+    supports[1][np.flatnonzero(supports[0])[:2]] = False  # ...and two leave
+    for support in supports:
+        support[-1] = True
+        system = rows.at(scale * pattern).system(support)
+        assert system is not None and system.factor is None
+        idx = system.idx
+        G_SS = G[np.ix_(idx, idx)]
+        c = rng.standard_normal(idx.size)
+        w = system.solve(c)
+        backward = np.linalg.norm(G_SS @ w - c) / (np.linalg.norm(G_SS, 2) * np.linalg.norm(w))
+        assert backward <= 1e-14  # reached: 2e-16
+    K_kept = rows.kept[(supports[1] & rows.ridged).tobytes()]
+    Yt = rows.Yt[np.flatnonzero(supports[1] & rows.ridged)]
+    np.testing.assert_allclose(K_kept, Yt.T @ Yt, rtol=0, atol=1e-12 * np.abs(K_kept).max())
+    # Supports no larger than the rows: G_SS's own Cholesky.
+    small = np.zeros(p, dtype=bool)
+    small[:m] = True
+    assert rows.at(scale * pattern).system(small) is None
+    assert rows.at(scale * pattern * (1.0 + rng.random(p))) is None  # not one pattern
+    ridgeless = QuadraticObjective(Z.T @ Z, rng.standard_normal(p), 1.0)
+    ridged = RidgedQuadratic(ridgeless, scale * pattern, gram_rows=rows.at(scale * pattern))
+    theta = np.where(supports[0], rng.standard_normal(p), 0.0)
+    np.testing.assert_allclose(ridged.smooth_gradient(theta), G @ theta - ridgeless.b,
+                               rtol=0, atol=1e-12 * np.abs(G @ theta).max())
+    np.testing.assert_array_equal(ridged.G, G)
+    np.testing.assert_array_equal(ridged.gram_block(idx), G[np.ix_(idx, idx)])

@@ -13,7 +13,7 @@ from ._linear import LinearModelObjective
 from ._losses import LogisticLoss, SquaredLoss
 from ._multinomial import MultinomialObjective, SoftmaxLoss
 from ._penalties import ElasticNetPenalty, L1Penalty, L2Penalty, NoPenalty
-from ._quadratic import QuadraticObjective
+from ._quadratic import QuadraticObjective, RidgedQuadratic
 
 __all__ = [
     "ChunkSpec",
@@ -28,6 +28,7 @@ __all__ = [
     "NoPenalty",
     "Objective",
     "QuadraticObjective",
+    "RidgedQuadratic",
     "SoftmaxLoss",
     "SquaredLoss",
 ]

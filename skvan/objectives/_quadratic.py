@@ -26,7 +26,18 @@ class QuadraticObjective(Objective):
     total_weight : float or None, default=None
         ``sum_i w_i`` of the rows behind ``G`` (:meth:`unit_predictor_precision`);
         None if unknown.
+
+    Attributes
+    ----------
+    gram_rows : object or None
+        Where ``G`` is a ridge plus the Gram matrix of fewer rows than it has
+        columns (an elastic net on wide data), those rows
+        (:class:`~skvan.sparse._gram_rows.RidgedRows`), through which the KKT
+        equations of large supports are solved; None otherwise. Copies with
+        another penalty share it.
     """
+
+    gram_rows = None
 
     def __init__(self, G, b, c, penalty=None, total_weight=None):
         self.G = G
@@ -97,8 +108,9 @@ class QuadraticObjective(Objective):
 
     def with_penalty(self, penalty):
         """The same quadratic (``G``, ``b``, ``c`` shared, not copied) with another ``penalty``."""
-        return self._share_smooth_cache(QuadraticObjective(self.G, self.b, self.c, penalty,
-                                                           self.total_weight))
+        other = QuadraticObjective(self.G, self.b, self.c, penalty, self.total_weight)
+        other.gram_rows = self.gram_rows
+        return self._share_smooth_cache(other)
 
     def value_scale(self):
         """``|c|``, the size of the terms that cancel in the value near the optimum
@@ -146,3 +158,71 @@ class QuadraticObjective(Objective):
         """The Gauss-Newton matrix of least squares, ``J^T J = G``, is its Hessian
         (plus the penalty's own curvature)."""
         return self.hessian(theta)
+
+
+class RidgedQuadratic(QuadraticObjective):
+    """``ridgeless`` plus a ridge: ``G = G_0 + diag(r)``, formed only where asked.
+
+    An elastic net's path adds each alpha's ridge to one least squares; its KKT
+    checks read only the support's rows and blocks of ``G``, which are
+    ``G_0``'s plus the ridge on the diagonal, so the ``p x p`` matrix itself is
+    formed (and kept) on first access of :attr:`G` only. Where the weighted rows
+    behind ``G_0`` are known (:attr:`gram_rows`) and fewer than a coefficient
+    vector's nonzeros, ``G_0 theta`` is computed through them.
+
+    Parameters
+    ----------
+    ridgeless : QuadraticObjective
+        ``1/2 theta^T G_0 theta - b^T theta + c``.
+    ridge : ndarray of shape (n_params,)
+        ``r >= 0``.
+    penalty : object, default=None
+        None: ``ridgeless``'s.
+    gram_rows : RidgedRows or None, default=None
+        The rows behind ``G_0`` at this ridge
+        (:class:`~skvan.sparse._gram_rows.RidgedRows`).
+    """
+
+    def __init__(self, ridgeless, ridge, penalty=None, gram_rows=None):
+        self.ridgeless = ridgeless
+        self.ridge = ridge
+        self.b, self.c = ridgeless.b, ridgeless.c
+        self.penalty = ridgeless.penalty if penalty is None else penalty
+        self.n_params = ridgeless.n_params
+        self.total_weight = ridgeless.total_weight
+        self.gram_rows = gram_rows
+        self._G = None
+
+    @property
+    def G(self):
+        if self._G is None:
+            self._G = self.ridgeless.G.copy()
+            self._G.reshape(-1)[:: self.n_params + 1] += self.ridge
+        return self._G
+
+    def with_penalty(self, penalty):
+        other = RidgedQuadratic(self.ridgeless, self.ridge, penalty, self.gram_rows)
+        other._G = self._G
+        return self._share_smooth_cache(other)
+
+    def smooth_value(self, theta):
+        return self.ridgeless.smooth_value(theta) + 0.5 * float(np.dot(self.ridge * theta, theta))
+
+    def smooth_gradient(self, theta):
+        rows = self.gram_rows
+        if rows is not None and np.count_nonzero(theta) > rows.rows.n_rows:
+            return rows.rows.gradient_part(theta) - self.b + self.ridge * theta
+        return self.ridgeless.smooth_gradient(theta) + self.ridge * theta
+
+    def gram_block(self, idx):
+        block = self.ridgeless.gram_block(idx)
+        block.reshape(-1)[:: idx.size + 1] += self.ridge.take(idx)
+        return block
+
+    def gram_column(self, idx, j):
+        column = self.ridgeless.gram_column(idx, j)
+        column[idx == j] += self.ridge[j]
+        return column
+
+    def gram_diagonal(self):
+        return self.ridgeless.gram_diagonal() + self.ridge

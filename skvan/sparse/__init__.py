@@ -14,8 +14,10 @@ from ._kkt import (
     nonnegative,
     support_from_q,
 )
+from ._gram_rows import GramRows
 
 __all__ = [
+    "GramRows",
     "SIGN_EPS",
     "kkt_excess",
     "kkt_finish",

@@ -25,6 +25,7 @@ from scipy.special import ndtri
 
 from .._blas import _one_blas_thread
 from .._reductions import all_finite, all_of, any_of, max_of
+from ..objectives import L1Penalty, QuadraticObjective
 
 #: A coefficient is zero when ``q`` gives its other sign at least this probability
 #: (float64 resolution: below it, ``1 - p`` is 1 and the sign is certain).
@@ -62,8 +63,15 @@ def _solve_on_support(objective, b, strength, support, signs):
     if not any_of(support):
         return w, support.nonzero()[0]
     system = _support_system(objective, support)
-    idx, diag = system.idx, system.diag
+    idx = system.idx
     rhs = b.take(idx) - strength.take(idx) * signs.take(idx)
+    if system.factor is None and hasattr(system, "solve"):  # through the rows (_gram_rows)
+        z = system.solve(rhs)
+        if z is not None:
+            w[idx] = z
+            return w, idx
+        system = _new_system(objective, idx)
+    diag = system.diag
     rhs /= diag
     z = None if system.factor is None else _cho_solve(system.factor, rhs)
     if z is None:
@@ -106,12 +114,21 @@ def _support_system(objective, support):
     coefficient larger than a kept one (a KKT correction that enters a
     coefficient) borders that one's factor with a row, ``O(|S|^2)`` instead of
     a new factorisation's ``O(|S|^3)``; its indices are then in the order the
-    coefficients entered, not sorted (every use scatters through them)."""
+    coefficients entered, not sorted (every use scatters through them).
+
+    An objective whose ``G`` is a ridge plus the Gram matrix of fewer rows than
+    the support's ridged coefficients (``objective.gram_rows``, an elastic net
+    on wide data) solves through those rows instead
+    (:class:`~skvan.sparse._gram_rows.RidgeSystem`, with a ``solve`` method and no
+    ``factor``)."""
     cache = objective.support_systems()
     key = support.tobytes()
     system = cache.get(key)
     if system is None:
-        system = _bordered_system(objective, support, cache.values())
+        gram_rows = getattr(objective, "gram_rows", None)
+        system = None if gram_rows is None else gram_rows.system(support)
+        if system is None:
+            system = _bordered_system(objective, support, cache.values())
         if system is None:
             system = _new_system(objective, support.nonzero()[0])
         if 8 * system.idx.size ** 2 <= SUPPORT_CACHE_BYTES:  # the factor (or A)
@@ -124,12 +141,12 @@ def _support_system(objective, support):
 def _new_system(objective, idx):
     """:func:`_support_system` of the indices ``idx``, from scratch."""
     G_SS = objective.gram_block(idx)
-    if getattr(objective, "G", None) is not None:
+    if isinstance(objective, QuadraticObjective):
         # The equilibration of every column at once, kept: the same numbers as the
         # block's (G's diagonal itself; the rows' objective forms its blocks).
         shared = objective.smooth_cache()
         if "kkt_diag" not in shared:
-            shared["kkt_diag"] = _equilibration(objective.G.diagonal())
+            shared["kkt_diag"] = _equilibration(objective.gram_diagonal())
         diag = shared["kkt_diag"].take(idx)
     else:
         diag = _equilibration(G_SS.diagonal())
@@ -312,16 +329,16 @@ def nonnegative(quadratic):
     -------
     QuadraticObjective
     """
-    from ..objectives import L1Penalty, QuadraticObjective
-
     strength = quadratic.penalty.strength
-    bound = 2.0 * np.sqrt(np.clip(np.diag(quadratic.G), 0, None) * max(2.0 * quadratic.c, 0.0))
+    bound = 2.0 * np.sqrt(np.clip(quadratic.gram_diagonal(), 0, None)
+                          * max(2.0 * quadratic.c, 0.0))
     M = np.where(strength > 0, strength + bound, 0.0)
     a = 0.5 * (strength - M)
     constrained = QuadraticObjective(quadratic.G, quadratic.b - a, quadratic.c,
                                      L1Penalty(0.5 * (strength + M)))
     # Same G: the systems of its supports are the quadratic's (and its copies').
     constrained.smooth_cache()["support_systems"] = quadratic.support_systems()
+    constrained.gram_rows = quadratic.gram_rows
     return constrained
 
 

@@ -43,11 +43,12 @@ from ..objectives import (
     ElasticNetPenalty,
     LinearModelObjective,
     QuadraticObjective,
+    RidgedQuadratic,
     SquaredLoss,
 )
 from ..objectives._chunked import UNSCALED_DASK
 from ..objectives._linear import gram_column_statistics, jacobi_scale_from
-from ..sparse import kkt_excess, kkt_finish, kkt_follow, kkt_path, nonnegative
+from ..sparse import GramRows, kkt_excess, kkt_finish, kkt_follow, kkt_path, nonnegative
 from ._family import make_family, unit_predictor_precision
 from ._gram import family_from_parts
 from ._schedule import GeometricSchedule
@@ -100,10 +101,14 @@ class LassoProblem:
     a path rebuilds other alphas from, ``ridge`` the penalty's L2 part (an
     :class:`~skvan.objectives.L2Penalty` over ``[coef, intercept]``, or None)
     folded into the least squares and ``ridgeless`` (an elastic net's) that least
-    squares without it, to which a path adds each alpha's ridge."""
+    squares without it, to which a path adds each alpha's ridge; ``gram_rows``
+    (:class:`~skvan.sparse.GramRows`, or None) the weighted rows behind
+    ``ridgeless`` where they are fewer than its columns, shared by a path's
+    alphas."""
 
     def __init__(self, alpha, column_scale, least_squares, n_samples, total_weight,
-                 design=None, linear=None, build=None, gram=None, ridge=None, ridgeless=None):
+                 design=None, linear=None, build=None, gram=None, ridge=None, ridgeless=None,
+                 gram_rows=None):
         self.alpha = alpha
         self.column_scale = column_scale
         self.least_squares = least_squares
@@ -113,6 +118,7 @@ class LassoProblem:
         self.gram = gram
         self.ridge = ridge
         self.ridgeless = ridgeless
+        self.gram_rows = gram_rows
 
     def _built(self):
         if self._design is None:
@@ -348,21 +354,26 @@ class LassoSolver:
             design.n_samples + extra)
         ridgeless = QuadraticObjective(raw.G, raw.b, raw.c, total_weight=total).rescaled(
             column_scale, l1.reparametrised(column_scale))
-        return LassoProblem(alpha, column_scale, self._with_ridge(ridgeless, ridge, column_scale),
+        rows = None if ridge is None else _gram_rows(design, sample_weight, column_scale,
+                                                           ridge.strength > 0)
+        return LassoProblem(alpha, column_scale,
+                            self._with_ridge(ridgeless, ridge, column_scale, rows=rows),
                             design.n_samples + extra, rows_weight, build=build, gram=gram,
-                            ridge=ridge, ridgeless=ridgeless if extra else None)
+                            ridge=ridge, ridgeless=ridgeless if extra else None, gram_rows=rows)
 
     @staticmethod
-    def _with_ridge(ridgeless, ridge, column_scale, penalty=None):
+    def _with_ridge(ridgeless, ridge, column_scale, penalty=None, rows=None):
         """``ridgeless`` (over ``column_scale * theta``) plus the L2 penalty ``ridge``
         (None: none): ``rho_j / s_j^2`` on the diagonal (exact: the Jacobi scales
-        are powers of two), with ``penalty`` (None: ``ridgeless``'s)."""
+        are powers of two), with ``penalty`` (None: ``ridgeless``'s); ``rows``
+        (:class:`~skvan.sparse.GramRows`, or None), the rows behind
+        ``ridgeless``, for the KKT equations of large supports."""
         penalty = ridgeless.penalty if penalty is None else penalty
         if ridge is None:
             return ridgeless if penalty is ridgeless.penalty else ridgeless.with_penalty(penalty)
-        G = ridgeless.G.copy()
-        G.reshape(-1)[:: G.shape[0] + 1] += ridge.reparametrised(column_scale).strength
-        return QuadraticObjective(G, ridgeless.b, ridgeless.c, penalty, ridgeless.total_weight)
+        strength = ridge.reparametrised(column_scale).strength
+        return RidgedQuadratic(ridgeless, strength, penalty,
+                               None if rows is None else rows.at(strength))
 
     def _reridged(self, problem, alpha, design, y, sample_weight):
         """An elastic net's ``problem`` at another ``alpha`` on the same column
@@ -377,9 +388,10 @@ class LassoSolver:
             return full, full.reparametrised(column_scale)
 
         least_squares = self._with_ridge(ridgeless, ridge, column_scale,
-                                         l1.reparametrised(column_scale))
+                                         l1.reparametrised(column_scale), problem.gram_rows)
         return LassoProblem(alpha, column_scale, least_squares, problem.n_samples, total,
-                            build=build, gram=problem.gram, ridge=ridge, ridgeless=ridgeless)
+                            build=build, gram=problem.gram, ridge=ridge, ridgeless=ridgeless,
+                            gram_rows=problem.gram_rows)
 
     def at_alpha(self, problem, alpha, design, y, sample_weight):
         """``problem`` at another ``alpha``: the L1 strengths re-weighted on the same
@@ -629,6 +641,25 @@ def noise_variance(quadratic, theta, total, not_residual=0.0):
     if total > dof:
         return rss / (total - dof)
     return rss / total if total > 0 else 0.0
+
+
+def _gram_rows(design, sample_weight, column_scale, ridged):
+    """The weighted rows behind an elastic net's ``X^T W X`` over ``column_scale *
+    theta`` (:class:`~skvan.sparse.GramRows`, the ridge's pattern ``1 / s_j^2``
+    on the ``ridged`` coordinates), where they are dense and fewer than the
+    coefficients; else None."""
+    if sample_weight is None or is_dask_collection(design.X) or sp.issparse(design.X):
+        return None
+    positive = sample_weight > 0
+    n_rows = int(np.count_nonzero(positive))
+    if n_rows >= ridged.size:
+        return None
+
+    def rows():
+        Xd = design.Xd[positive]
+        return Xd * np.sqrt(sample_weight[positive])[:, None] / column_scale
+
+    return GramRows(rows, np.where(ridged, 1.0 / column_scale**2, 0.0), n_rows)
 
 
 def _ridge_rows(Xd, y, sample_weight, rho, fit_intercept):
