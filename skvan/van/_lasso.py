@@ -120,6 +120,13 @@ class LassoProblem:
         self.ridgeless = ridgeless
         self.gram_rows = gram_rows
 
+    @property
+    def n_rows(self):
+        """The data's rows: ``n_samples`` less an elastic net's ridge rows (one per
+        feature)."""
+        return self.n_samples - (0 if self.ridge is None else
+                                 int(np.count_nonzero(self.ridge.strength)))
+
     def _built(self):
         if self._design is None:
             self._design, self._linear = self._build()
@@ -417,11 +424,12 @@ class LassoSolver:
         """The VO ``q`` of ``problem`` (:class:`LassoFit`), its mean the certified
         solution: VAN from ``start`` (a mean over ``[coef, intercept]``, or None)
         with the certificate, on working sets where the parameters outnumber the
-        rows."""
+        data's rows (an elastic net's ridge rows not counted)."""
         solved, f = self.solved(problem)
         start = None if start is None else start * problem.column_scale
-        if self.settings.exact_full_batch(problem.n_samples) and solved.n_params > problem.n_samples:
-            return self._solve_wide(problem.linear, start, rng, problem.column_scale)
+        if self.settings.exact_full_batch(problem.n_samples) and solved.n_params > problem.n_rows:
+            return self._solve_wide(problem.linear, problem.n_rows, start, rng,
+                                    problem.column_scale)
         family = self.settings.initial_family(problem.least_squares, start)
         coef, result, n_corrections, _ = self.solve_support(f, solved, family, rng)
         family.mean = coef
@@ -456,7 +464,7 @@ class LassoSolver:
             warn_uncertified(n_corrections)
         return coef, result, n_corrections, ok
 
-    def _solve_wide(self, linear, start, rng, column_scale):
+    def _solve_wide(self, linear, n_rows, start, rng, column_scale):
         """VO on working sets of columns (:func:`~skvan.van.solve_on_working_sets`):
         the first solved by VAN on its own ``X_W^T W X_W`` with the certificate,
         each larger one by the certificate's corrections from the previous
@@ -473,9 +481,12 @@ class LassoSolver:
         first = np.union1d(np.argsort(-ratio, kind="stable")[:self.working_set_start],
                            np.flatnonzero(free | (w != 0)))
         runs, finished = [], []
+        # An elastic net's rows beyond n_rows are its ridge's: their squares, once.
+        ridge_rows = (n_rows, None if n_rows >= linear.X.shape[0] else
+                      weighted_column_squares(linear.X[n_rows:], linear.weights[n_rows:]))
 
         def solve_on(columns, mean):
-            return self._solve_set(linear, columns, mean, rng, runs, finished)
+            return self._solve_set(linear, ridge_rows, columns, mean, rng, runs, finished)
 
         coef, columns, infos, certified = solve_on_working_sets(
             lambda w: kkt_excess(linear, w, nonnegative=self.positive), solve_on, first,
@@ -492,14 +503,16 @@ class LassoSolver:
                                    linear.X, free)
         return LassoFit(family, column_scale, sum(i[0] for i in infos), n_corrections)
 
-    def _solve_set(self, linear, columns, mean, rng, runs, finished):
+    def _solve_set(self, linear, ridge_rows, columns, mean, rng, runs, finished):
         """One working set of :meth:`_solve_wide`: ``(coef, (n_iter, n_corrections))``.
         After the first, ``q`` has converged on the previous set: its support, with
         the new columns at 0, is finished as a converged fit is (corrections enter
-        several violators at once); VAN runs again only if that fails, on a new
+        several violators at once; the set's least squares by
+        :func:`_working_least_squares` from ``ridge_rows``, ``(n_rows, ridge)``);
+        VAN runs again only if that fails, on a new
         ``q`` (``P_W = diag(lam) + c G_W``) from the last round's mean: the support
         is mostly known, ``q`` need not explore."""
-        quad = QuadraticObjective.from_linear(linear.restricted(columns))
+        quad = _working_least_squares(linear, columns, *ridge_rows)
         solved = nonnegative(quad) if self.positive else quad
         if runs:
             coef, n_corrections, ok = kkt_finish(solved, mean, np.zeros_like(mean),
@@ -641,6 +654,30 @@ def noise_variance(quadratic, theta, total, not_residual=0.0):
     if total > dof:
         return rss / (total - dof)
     return rss / total if total > 0 else 0.0
+
+
+def _working_least_squares(linear, columns, n_rows, ridge):
+    """The least squares of ``linear`` (a rows' objective) on the working set
+    ``columns``, through ``X^T W X``. Where ``linear``'s rows beyond the first
+    ``n_rows`` are an elastic net's ridge rows (``ridge``, the squares they add
+    to each column; None: no such rows), the data rows' Gram matrix plus that
+    ridge (:class:`~skvan.objectives.RidgedQuadratic`, whose large supports are
+    solved through the data rows where those are dense), not the Gram matrix
+    of all ``n_rows + p`` rows."""
+    if ridge is None:
+        return QuadraticObjective.from_linear(linear.restricted(columns))
+    w, y = linear.weights[:n_rows], linear.y[:n_rows]
+    X = linear.X[:n_rows][:, columns]
+    data = QuadraticObjective.from_data(X, y, w)
+    data.total_weight = float(np.sum(linear.weights))
+    ridge = ridge[columns]
+    penalty = linear.penalty.restricted(columns)
+    rows = None
+    if not sp.issparse(X) and np.any(ridge > 0):
+        positive = w > 0
+        rows = GramRows(lambda: X[positive] * np.sqrt(w[positive])[:, None], ridge,
+                        int(np.count_nonzero(positive))).at(ridge)
+    return RidgedQuadratic(data, ridge, penalty, rows)
 
 
 def _gram_rows(design, sample_weight, column_scale, ridged):
