@@ -81,7 +81,12 @@ def _solve_on_support(objective, b, strength, support, signs):
         A = system.A
         if A is None:  # a factor whose solve was not finite (a non-finite rhs)
             A = objective.gram_block(idx) / diag[:, None] / diag[None, :]
-        z = linalg.lstsq(A, rhs, check_finite=False)[0]
+        try:
+            z = linalg.lstsq(A, rhs, check_finite=False)[0]
+        except linalg.LinAlgError:
+            # gelsd's SVD can fail to converge on an exactly singular block of
+            # near-duplicate columns; QR with column pivoting does not.
+            z = linalg.lstsq(A, rhs, check_finite=False, lapack_driver="gelsy")[0]
     w[idx] = z / diag
     return w, idx
 

@@ -213,6 +213,16 @@ class LassoSolver:
         time, where batches of near-duplicate columns wander), and then as many
         homotopy events from the previous alpha, before VAN runs (0: VAN at
         every alpha whose support changed).
+    path_enter : float or None, default=None
+        Those batches enter every coordinate violating the conditions by at least
+        this fraction of the worst violation. None: ``1e-3`` for an elastic net,
+        whose ridge makes every support's equations solvable, so that between
+        neighbouring alphas of a grid the previous support's violators are
+        nearly always coefficients the path gains (the strong rules' reasoning)
+        and one check fails, the next passes; ``working_set_enter`` for the
+        Lasso, whose supports the rows bound, and where a batch of near-ties
+        overshoots them and wanders (``python benchmarks/bench_lasso.py --path
+        --enet-path``).
     certificate : dict or None, default=None
         Options of the stopping test, :class:`~skvan.van.LassoCertificate`
         (``wait``, ``corrections``, ``enter``, ``kept``, ``readings``); None: its
@@ -239,7 +249,7 @@ class LassoSolver:
 
     def __init__(self, settings, *, fit_intercept=True, positive=False, l1_ratio=1.0,
                  working_set_start=32, working_set_enter=0.5, path_corrections=100,
-                 certificate=None, undecided_radius=3.0, path_gram_flops=3e6,
+                 path_enter=None, certificate=None, undecided_radius=3.0, path_gram_flops=3e6,
                  path_support=64, path_event_rate=2.0):
         self.settings = settings
         self.fit_intercept = fit_intercept
@@ -248,6 +258,7 @@ class LassoSolver:
         self.working_set_start = working_set_start
         self.working_set_enter = working_set_enter
         self.path_corrections = path_corrections
+        self.path_enter = path_enter
         self.certificate = certificate
         self.undecided_radius = undecided_radius
         self.path_gram_flops = path_gram_flops
@@ -608,7 +619,7 @@ class LassoSolver:
             solved = self.solved(problem)[0]
             coef, n, ok = kkt_finish(solved, start, np.zeros_like(start),
                                      max_corrections=self.path_corrections,
-                                     enter=self.working_set_enter)
+                                     enter=self._path_enter())
             if not ok and before is not None:
                 previous = self.solved(before)[0]
                 if previous.support_systems() is solved.support_systems():
@@ -619,6 +630,12 @@ class LassoSolver:
                 family.mean = coef
                 return LassoFit(family, problem.column_scale, 0, n)
         return self.solve(problem, rng, start / problem.column_scale)
+
+    def _path_enter(self):
+        """``path_enter``, None resolved (its description)."""
+        if self.path_enter is not None:
+            return self.path_enter
+        return 1e-3 if self.l1_ratio < 1.0 else self.working_set_enter
 
     def _follow(self, problem, fit, alphas, design, y, sample_weight, beyond=True):
         """The lean path's next alphas from ``fit`` at ``problem`` by one homotopy
