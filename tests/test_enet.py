@@ -350,7 +350,9 @@ def test_ridge_systems_through_the_rows_solve_the_support_equations(free, scale)
     assert rows.at(scale * pattern).system(small) is None
     assert rows.at(scale * pattern * (1.0 + rng.random(p))) is None  # not one pattern
     ridgeless = QuadraticObjective(Z.T @ Z, rng.standard_normal(p), 1.0)
-    ridged = RidgedQuadratic(ridgeless, scale * pattern, gram_rows=rows.at(scale * pattern))
+    ridgeless.gram_rows = rows
+    ridged = RidgedQuadratic(ridgeless, scale * pattern)
+    assert ridged.ridged_rows.scale == scale
     theta = np.where(supports[0], rng.standard_normal(p), 0.0)
     np.testing.assert_allclose(ridged.smooth_gradient(theta), G @ theta - ridgeless.b,
                                rtol=0, atol=1e-12 * np.abs(G @ theta).max())

@@ -29,15 +29,19 @@ class QuadraticObjective(Objective):
 
     Attributes
     ----------
-    gram_rows : object or None
-        Where ``G`` is a ridge plus the Gram matrix of fewer rows than it has
-        columns (an elastic net on wide data), those rows
-        (:class:`~skvan.sparse._gram_rows.RidgedRows`), through which the KKT
-        equations of large supports are solved; None otherwise. Copies with
-        another penalty share it.
+    gram_rows : GramRows or None
+        Where ``G`` is the Gram matrix of fewer rows than it has columns (wide
+        data), those rows (:class:`~skvan.sparse.GramRows`): the gradient at a
+        coefficient vector with more nonzeros than half the rows is computed
+        through them (``Z^T (Z theta)``, no gather of ``G``'s rows); None
+        otherwise. Copies with another penalty share it.
+    ridged_rows : RidgedRows or None
+        Where the KKT equations of large supports are solved through those rows
+        (:class:`RidgedQuadratic`); None here.
     """
 
     gram_rows = None
+    ridged_rows = None
 
     def __init__(self, G, b, c, penalty=None, total_weight=None):
         self.G = G
@@ -128,6 +132,8 @@ class QuadraticObjective(Objective):
         nonzero = np.asarray(theta).nonzero()[0]  # (not np.flatnonzero: slower on a few entries)
         if not nonzero.size:
             return -self.b
+        if self.gram_rows is not None and 2 * nonzero.size > self.gram_rows.n_rows:
+            return self.gram_rows.gradient_part(theta) - self.b
         if 2 * nonzero.size < theta.size:
             return theta[nonzero] @ self.G.take(nonzero, axis=0) - self.b
         return self.G @ theta - self.b
@@ -167,8 +173,9 @@ class RidgedQuadratic(QuadraticObjective):
     checks read only the support's rows and blocks of ``G``, which are
     ``G_0``'s plus the ridge on the diagonal, so the ``p x p`` matrix itself is
     formed (and kept) on first access of :attr:`G` only. Where the weighted rows
-    behind ``G_0`` are known (:attr:`gram_rows`) and fewer than a coefficient
-    vector's nonzeros, ``G_0 theta`` is computed through them.
+    behind ``G_0`` are known (``ridgeless.gram_rows``, a
+    :class:`~skvan.sparse.GramRows`), so is :attr:`ridged_rows`: the KKT
+    equations of supports larger than the rows are solved through them.
 
     Parameters
     ----------
@@ -178,19 +185,17 @@ class RidgedQuadratic(QuadraticObjective):
         ``r >= 0``.
     penalty : object, default=None
         None: ``ridgeless``'s.
-    gram_rows : RidgedRows or None, default=None
-        The rows behind ``G_0`` at this ridge
-        (:class:`~skvan.sparse._gram_rows.RidgedRows`).
     """
 
-    def __init__(self, ridgeless, ridge, penalty=None, gram_rows=None):
+    def __init__(self, ridgeless, ridge, penalty=None):
         self.ridgeless = ridgeless
         self.ridge = ridge
         self.b, self.c = ridgeless.b, ridgeless.c
         self.penalty = ridgeless.penalty if penalty is None else penalty
         self.n_params = ridgeless.n_params
         self.total_weight = ridgeless.total_weight
-        self.gram_rows = gram_rows
+        self.gram_rows = ridgeless.gram_rows
+        self.ridged_rows = None if self.gram_rows is None else self.gram_rows.at(ridge)
         self._G = None
 
     @property
@@ -201,7 +206,7 @@ class RidgedQuadratic(QuadraticObjective):
         return self._G
 
     def with_penalty(self, penalty):
-        other = RidgedQuadratic(self.ridgeless, self.ridge, penalty, self.gram_rows)
+        other = RidgedQuadratic(self.ridgeless, self.ridge, penalty)
         other._G = self._G
         return self._share_smooth_cache(other)
 
@@ -209,9 +214,6 @@ class RidgedQuadratic(QuadraticObjective):
         return self.ridgeless.smooth_value(theta) + 0.5 * float(np.dot(self.ridge * theta, theta))
 
     def smooth_gradient(self, theta):
-        rows = self.gram_rows
-        if rows is not None and np.count_nonzero(theta) > rows.rows.n_rows:
-            return rows.rows.gradient_part(theta) - self.b + self.ridge * theta
         return self.ridgeless.smooth_gradient(theta) + self.ridge * theta
 
     def gram_block(self, idx):

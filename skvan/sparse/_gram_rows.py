@@ -38,9 +38,10 @@ UPDATE_FRACTION = 0.25
 
 
 class GramRows:
-    """``G = Z^T Z + s diag(d)`` over a path of ridges ``s d``: the rows ``Z``,
-    scaled and projected once, and the kept ``K`` of recent supports, shared by
-    the path's alphas.
+    """``G = Z^T Z + s diag(d)`` over a path of ridges ``s d`` (``d = 0``: a Lasso's
+    ``G = Z^T Z``, whose gradients only are computed through the rows): the
+    rows ``Z``, scaled and projected once, and the kept ``K`` of recent
+    supports, shared by the path's alphas.
 
     Parameters
     ----------
@@ -55,7 +56,7 @@ class GramRows:
     """
 
     def __init__(self, rows, pattern, n_rows):
-        self._rows, self._parts = rows, None
+        self._rows, self._Z, self._parts = rows, None, None
         self.pattern = pattern
         self.ridged = pattern > 0
         self.free = np.flatnonzero(~self.ridged)
@@ -64,7 +65,9 @@ class GramRows:
 
     @property
     def Z(self):
-        return self.parts[0]
+        if self._Z is None:
+            self._Z = np.asarray(self._rows(), dtype=np.float64)
+        return self._Z
 
     @property
     def parts(self):
@@ -74,7 +77,7 @@ class GramRows:
         ``R_F`` (None without free coordinates, and ``R_F`` None where their
         columns are linearly dependent)."""
         if self._parts is None:
-            Z = np.asarray(self._rows(), dtype=np.float64)
+            Z = self.Z
             root = np.sqrt(np.where(self.ridged, self.pattern, 1.0))
             Yt = np.ascontiguousarray((Z / root).T * self.ridged[:, None])
             YQ = R_F = None

@@ -122,7 +122,7 @@ def _support_system(objective, support):
     coefficients entered, not sorted (every use scatters through them).
 
     An objective whose ``G`` is a ridge plus the Gram matrix of fewer rows than
-    the support's ridged coefficients (``objective.gram_rows``, an elastic net
+    the support's ridged coefficients (``objective.ridged_rows``, an elastic net
     on wide data) solves through those rows instead
     (:class:`~skvan.sparse._gram_rows.RidgeSystem`, with a ``solve`` method and no
     ``factor``)."""
@@ -130,8 +130,8 @@ def _support_system(objective, support):
     key = support.tobytes()
     system = cache.get(key)
     if system is None:
-        gram_rows = getattr(objective, "gram_rows", None)
-        system = None if gram_rows is None else gram_rows.system(support)
+        rows = getattr(objective, "ridged_rows", None)
+        system = None if rows is None else rows.system(support)
         if system is None:
             system = _bordered_system(objective, support, cache.values())
         if system is None:
@@ -344,6 +344,7 @@ def nonnegative(quadratic):
     # Same G: the systems of its supports are the quadratic's (and its copies').
     constrained.smooth_cache()["support_systems"] = quadratic.support_systems()
     constrained.gram_rows = quadratic.gram_rows
+    constrained.ridged_rows = quadratic.ridged_rows
     return constrained
 
 

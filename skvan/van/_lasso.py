@@ -101,14 +101,10 @@ class LassoProblem:
     a path rebuilds other alphas from, ``ridge`` the penalty's L2 part (an
     :class:`~skvan.objectives.L2Penalty` over ``[coef, intercept]``, or None)
     folded into the least squares and ``ridgeless`` (an elastic net's) that least
-    squares without it, to which a path adds each alpha's ridge; ``gram_rows``
-    (:class:`~skvan.sparse.GramRows`, or None) the weighted rows behind
-    ``ridgeless`` where they are fewer than its columns, shared by a path's
-    alphas."""
+    squares without it, to which a path adds each alpha's ridge."""
 
     def __init__(self, alpha, column_scale, least_squares, n_samples, total_weight,
-                 design=None, linear=None, build=None, gram=None, ridge=None, ridgeless=None,
-                 gram_rows=None):
+                 design=None, linear=None, build=None, gram=None, ridge=None, ridgeless=None):
         self.alpha = alpha
         self.column_scale = column_scale
         self.least_squares = least_squares
@@ -118,7 +114,6 @@ class LassoProblem:
         self.gram = gram
         self.ridge = ridge
         self.ridgeless = ridgeless
-        self.gram_rows = gram_rows
 
     @property
     def n_rows(self):
@@ -372,26 +367,21 @@ class LassoSolver:
             design.n_samples + extra)
         ridgeless = QuadraticObjective(raw.G, raw.b, raw.c, total_weight=total).rescaled(
             column_scale, l1.reparametrised(column_scale))
-        rows = None if ridge is None else _gram_rows(design, sample_weight, column_scale,
-                                                           ridge.strength > 0)
-        return LassoProblem(alpha, column_scale,
-                            self._with_ridge(ridgeless, ridge, column_scale, rows=rows),
+        ridgeless.gram_rows = _gram_rows(design, sample_weight, column_scale,
+                                         0.0 if ridge is None else ridge.strength)
+        return LassoProblem(alpha, column_scale, self._with_ridge(ridgeless, ridge, column_scale),
                             design.n_samples + extra, rows_weight, build=build, gram=gram,
-                            ridge=ridge, ridgeless=ridgeless if extra else None, gram_rows=rows)
+                            ridge=ridge, ridgeless=ridgeless if extra else None)
 
     @staticmethod
-    def _with_ridge(ridgeless, ridge, column_scale, penalty=None, rows=None):
+    def _with_ridge(ridgeless, ridge, column_scale, penalty=None):
         """``ridgeless`` (over ``column_scale * theta``) plus the L2 penalty ``ridge``
         (None: none): ``rho_j / s_j^2`` on the diagonal (exact: the Jacobi scales
-        are powers of two), with ``penalty`` (None: ``ridgeless``'s); ``rows``
-        (:class:`~skvan.sparse.GramRows`, or None), the rows behind
-        ``ridgeless``, for the KKT equations of large supports."""
+        are powers of two), with ``penalty`` (None: ``ridgeless``'s)."""
         penalty = ridgeless.penalty if penalty is None else penalty
         if ridge is None:
             return ridgeless if penalty is ridgeless.penalty else ridgeless.with_penalty(penalty)
-        strength = ridge.reparametrised(column_scale).strength
-        return RidgedQuadratic(ridgeless, strength, penalty,
-                               None if rows is None else rows.at(strength))
+        return RidgedQuadratic(ridgeless, ridge.reparametrised(column_scale).strength, penalty)
 
     def _reridged(self, problem, alpha, design, y, sample_weight):
         """An elastic net's ``problem`` at another ``alpha`` on the same column
@@ -406,10 +396,9 @@ class LassoSolver:
             return full, full.reparametrised(column_scale)
 
         least_squares = self._with_ridge(ridgeless, ridge, column_scale,
-                                         l1.reparametrised(column_scale), problem.gram_rows)
+                                         l1.reparametrised(column_scale))
         return LassoProblem(alpha, column_scale, least_squares, problem.n_samples, total,
-                            build=build, gram=problem.gram, ridge=ridge, ridgeless=ridgeless,
-                            gram_rows=problem.gram_rows)
+                            build=build, gram=problem.gram, ridge=ridge, ridgeless=ridgeless)
 
     def at_alpha(self, problem, alpha, design, y, sample_weight):
         """``problem`` at another ``alpha``: the L1 strengths re-weighted on the same
@@ -689,25 +678,25 @@ def _working_least_squares(linear, columns, n_rows, ridge):
     data.total_weight = float(np.sum(linear.weights))
     ridge = ridge[columns]
     penalty = linear.penalty.restricted(columns)
-    rows = None
-    if not sp.issparse(X) and np.any(ridge > 0):
+    if not sp.issparse(X):
         positive = w > 0
-        rows = GramRows(lambda: X[positive] * np.sqrt(w[positive])[:, None], ridge,
-                        int(np.count_nonzero(positive))).at(ridge)
-    return RidgedQuadratic(data, ridge, penalty, rows)
+        data.gram_rows = GramRows(lambda: X[positive] * np.sqrt(w[positive])[:, None], ridge,
+                                  int(np.count_nonzero(positive)))
+    return RidgedQuadratic(data, ridge, penalty)
 
 
-def _gram_rows(design, sample_weight, column_scale, ridged):
-    """The weighted rows behind an elastic net's ``X^T W X`` over ``column_scale *
-    theta`` (:class:`~skvan.sparse.GramRows`, the ridge's pattern ``1 / s_j^2``
-    on the ``ridged`` coordinates), where they are dense and fewer than the
-    coefficients; else None."""
+def _gram_rows(design, sample_weight, column_scale, ridge):
+    """The weighted rows behind ``X^T W X`` over ``column_scale * theta``
+    (:class:`~skvan.sparse.GramRows`; an elastic net's ridge ``ridge`` (its
+    strengths, or 0) gives the pattern ``1 / s_j^2`` on the ridged coordinates),
+    where they are dense and fewer than the coefficients; else None."""
     if sample_weight is None or is_dask_collection(design.X) or sp.issparse(design.X):
         return None
     positive = sample_weight > 0
     n_rows = int(np.count_nonzero(positive))
-    if n_rows >= ridged.size:
+    if n_rows >= column_scale.size:
         return None
+    ridged = np.broadcast_to(np.asarray(ridge) > 0, column_scale.shape)
 
     def rows():
         Xd = design.Xd[positive]
