@@ -428,8 +428,7 @@ class LassoSolver:
         solved, f = self.solved(problem)
         start = None if start is None else start * problem.column_scale
         if self.settings.exact_full_batch(problem.n_samples) and solved.n_params > problem.n_rows:
-            return self._solve_wide(problem.linear, problem.n_rows, start, rng,
-                                    problem.column_scale)
+            return self._solve_wide(problem, start, rng)
         family = self.settings.initial_family(problem.least_squares, start)
         coef, result, n_corrections, _ = self.solve_support(f, solved, family, rng)
         family.mean = coef
@@ -464,15 +463,20 @@ class LassoSolver:
             warn_uncertified(n_corrections)
         return coef, result, n_corrections, ok
 
-    def _solve_wide(self, linear, n_rows, start, rng, column_scale):
+    def _solve_wide(self, problem, start, rng):
         """VO on working sets of columns (:func:`~skvan.van.solve_on_working_sets`):
-        the first solved by VAN on its own ``X_W^T W X_W`` with the certificate,
-        each larger one by the certificate's corrections from the previous
-        solution (VAN again only where they fail); the rest certified by the KKT
-        check on all columns. The returned ``q`` is over all columns in the form
-        the settings name, with the data's curvature accumulated by the last run
-        and the L1 curvature of its set (coordinates never in a set keep their
-        starting precision)."""
+        the first solved by VAN on its own ``X_W^T W X_W`` with the certificate;
+        then, where ``X^T W X`` is formed (``problem.least_squares``), the
+        certificate's corrections on the whole problem from that solution (its
+        support systems kept across corrections); elsewhere, or where those
+        fail, each larger set by the corrections from the previous solution (VAN
+        again only where they fail), the rest certified by the KKT check on all
+        columns. The returned ``q`` is over all columns in the form the settings
+        name, with the data's curvature accumulated by the last run and the L1
+        curvature of its set (coordinates never in a set keep their starting
+        precision)."""
+        linear, n_rows, column_scale = problem.linear, problem.n_rows, problem.column_scale
+        whole = self.solved(problem)[0]
         strength = linear.penalty.strength
         free = strength == 0
         w = np.zeros(linear.n_params) if start is None else start
@@ -488,9 +492,15 @@ class LassoSolver:
         def solve_on(columns, mean):
             return self._solve_set(linear, ridge_rows, columns, mean, rng, runs, finished)
 
+        def finish(w):
+            coef, n, ok = kkt_finish(whole, w, np.zeros_like(w),
+                                     max_corrections=self.path_corrections,
+                                     enter=self.working_set_enter)
+            return coef, (0, n), ok
+
         coef, columns, infos, certified = solve_on_working_sets(
             lambda w: kkt_excess(linear, w, nonnegative=self.positive), solve_on, first,
-            linear.n_params)
+            linear.n_params, finish=finish if isinstance(whole, QuadraticObjective) else None)
         columns, lam_w, quad, inner, result = runs[-1]  # q's precision: the last VAN run
         n_corrections = sum(i[1] for i in infos)
         if not (finished[-1] and certified) and result.converged:

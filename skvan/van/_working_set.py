@@ -14,9 +14,11 @@ worst first, and VAN resumes from the previous mean.
 import numpy as np
 
 
-def solve_on_working_sets(excess, solve_on, start, n_params, grow=2.0, max_rounds=50):
+def solve_on_working_sets(excess, solve_on, start, n_params, grow=2.0, max_rounds=50,
+                          finish=None):
     """Solve on ``start``, then on ever larger sets, until no coordinate outside
-    the set violates optimality.
+    the set violates optimality (or ``finish`` solves the whole problem from the
+    first set's solution).
 
     Parameters
     ----------
@@ -32,6 +34,10 @@ def solve_on_working_sets(excess, solve_on, start, n_params, grow=2.0, max_round
     grow : float, default=2.0
         A set grows by at most ``(grow - 1)`` times its size per round.
     max_rounds : int, default=50
+    finish : callable or None, default=None
+        ``finish(w) -> (coef, info, ok)``: the whole problem's solution from the
+        first set's (``w``, over all parameters), and whether it is one; where it
+        is, the rounds end there.
 
     Returns
     -------
@@ -52,6 +58,11 @@ def solve_on_working_sets(excess, solve_on, start, n_params, grow=2.0, max_round
         infos.append(info)
         w = np.zeros(n_params)
         w[columns] = coef
+        if finish is not None and len(infos) == 1:
+            whole, info, ok = finish(w)
+            if ok:
+                infos.append(info)
+                return whole, np.union1d(columns, np.flatnonzero(whole)), infos, True
         e = np.asarray(excess(w), dtype=np.float64)
         e[columns] = -np.inf
         violators = np.flatnonzero(e > 0)
