@@ -356,5 +356,10 @@ def test_ridge_systems_through_the_rows_solve_the_support_equations(free, scale)
     theta = np.where(supports[0], rng.standard_normal(p), 0.0)
     np.testing.assert_allclose(ridged.smooth_gradient(theta), G @ theta - ridgeless.b,
                                rtol=0, atol=1e-12 * np.abs(G @ theta).max())
+    thetas = np.where(rng.random((3, p)) < 0.5, rng.standard_normal((3, p)), 0.0)
+    for quadratic in (ridgeless, ridged):  # the batched gradients of a path's points
+        expected = np.array([quadratic.smooth_gradient(theta) for theta in thetas])
+        np.testing.assert_allclose(quadratic.smooth_gradients(thetas), expected, rtol=0,
+                                   atol=1e-12 * np.abs(expected).max())
     np.testing.assert_array_equal(ridged.G, G)
     np.testing.assert_array_equal(ridged.gram_block(idx), G[np.ix_(idx, idx)])

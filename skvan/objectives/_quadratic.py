@@ -138,6 +138,14 @@ class QuadraticObjective(Objective):
             return theta[nonzero] @ self.G.take(nonzero, axis=0) - self.b
         return self.G @ theta - self.b
 
+    def smooth_gradients(self, thetas):
+        """:meth:`smooth_gradient` at each row of ``thetas`` (a path's points), in one
+        product (through :attr:`gram_rows` where known)."""
+        if self.gram_rows is not None:
+            Z = self.gram_rows.Z
+            return (thetas @ Z.T) @ Z - self.b
+        return thetas @ self.G - self.b
+
     def gram_block(self, idx):
         """``G[idx, idx]`` (``take``, faster than fancy indexing on small blocks: the
         certificate takes a block once or twice per iteration)."""
@@ -215,6 +223,9 @@ class RidgedQuadratic(QuadraticObjective):
 
     def smooth_gradient(self, theta):
         return self.ridgeless.smooth_gradient(theta) + self.ridge * theta
+
+    def smooth_gradients(self, thetas):
+        return self.ridgeless.smooth_gradients(thetas) + thetas * self.ridge
 
     def gram_block(self, idx):
         block = self.ridgeless.gram_block(idx)

@@ -292,7 +292,9 @@ def _points_passing(check, start, coefs, at):
     objective = check.objective
     b0 = -start.smooth_gradient(np.zeros_like(check.b))
     strength = start.penalty.strength + at[:, None] * (check.strength - start.penalty.strength)
-    grad = np.array([start.smooth_gradient(w) for w in coefs])
+    smooth_gradients = getattr(start, "smooth_gradients", None)
+    grad = (smooth_gradients(coefs) if smooth_gradients is not None
+            else np.array([start.smooth_gradient(w) for w in coefs]))
     grad -= at[:, None] * (check.b - b0)
     tol = _tolerance(strength, objective.smooth_cache()["kkt_scale"], check.rtol)  # the check's scales
     active = (coefs != 0) | check.free
