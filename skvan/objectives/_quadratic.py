@@ -193,6 +193,23 @@ class RidgedQuadratic(QuadraticObjective):
         ``r >= 0``.
     penalty : object, default=None
         None: ``ridgeless``'s.
+
+    See Also
+    --------
+    skvan.sparse.GramRows : The rows behind ``G_0``, through which large
+        supports' equations are solved.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skvan.objectives import QuadraticObjective, RidgedQuadratic
+    >>> X, y = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]]), np.array([1.0, 0.0, 2.0])
+    >>> ridged = RidgedQuadratic(QuadraticObjective.from_data(X, y), np.array([0.5, 0.5]))
+    >>> bool(np.array_equal(ridged.G, X.T @ X + 0.5 * np.eye(2)))
+    True
+    >>> theta = np.array([0.1, -0.2])
+    >>> bool(np.allclose(ridged.smooth_gradient(theta), ridged.G @ theta - X.T @ y))
+    True
     """
 
     def __init__(self, ridgeless, ridge, penalty=None):

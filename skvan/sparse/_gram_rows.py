@@ -53,6 +53,25 @@ class GramRows:
         (which every support holds: they are unpenalised).
     n_rows : int
         ``m``, the number of rows.
+
+    See Also
+    --------
+    skvan.objectives.RidgedQuadratic : The least squares whose ``G_0`` these
+        rows form.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skvan.sparse import GramRows
+    >>> rng = np.random.default_rng(0)
+    >>> Z = rng.standard_normal((3, 8))  # 3 rows, 8 coefficients
+    >>> rows = GramRows(lambda: Z, np.ones(8), 3)
+    >>> support = np.ones(8, dtype=bool)
+    >>> system = rows.at(np.full(8, 0.1)).system(support)  # ridge 0.1: s = 0.1
+    >>> c = rng.standard_normal(8)
+    >>> w = system.solve(c)
+    >>> bool(np.allclose((Z.T @ Z + 0.1 * np.eye(8)) @ w, c))
+    True
     """
 
     def __init__(self, rows, pattern, n_rows):
