@@ -363,3 +363,28 @@ def test_ridge_systems_through_the_rows_solve_the_support_equations(free, scale)
                                    atol=1e-12 * np.abs(expected).max())
     np.testing.assert_array_equal(ridged.G, G)
     np.testing.assert_array_equal(ridged.gram_block(idx), G[np.ix_(idx, idx)])
+
+
+def test_positive_elastic_net_on_wide_data_with_supports_beyond_the_rows():
+    """positive=True on more features than rows, with supports larger than the rows
+    (where gradients and KKT systems go through the rows): ElasticNet's fit and
+    enet_path's coefficients, the ridge counted in the non-negative form too."""
+    from sklearn.linear_model import enet_path
+
+    from skvan import van_enet_path
+
+    warnings.simplefilter("error", ConvergenceWarning)  # every fit certified
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((30, 90))
+    y = X @ np.abs(rng.standard_normal(90)) + 0.1 * rng.standard_normal(30)
+    van = VANElasticNet(alpha=0.01, l1_ratio=0.1, positive=True).fit(X, y)
+    ref = ElasticNet(alpha=0.01, l1_ratio=0.1, positive=True, tol=1e-12,
+                     max_iter=1_000_000).fit(X, y)
+    assert np.count_nonzero(ref.coef_) > 30
+    scale = np.abs(ref.coef_).max()
+    assert np.max(np.abs(van.coef_ - ref.coef_)) <= 1e-8 * scale  # reached: 9e-11
+    Xc, yc = X - X.mean(axis=0), y - y.mean()
+    alphas, coefs, _ = van_enet_path(Xc, yc, l1_ratio=0.1, n_alphas=10, positive=True)
+    ref = enet_path(Xc, yc, l1_ratio=0.1, alphas=alphas, positive=True, tol=1e-12,
+                    max_iter=1_000_000)[1]
+    np.testing.assert_allclose(coefs, ref, rtol=0, atol=1e-8 * np.abs(ref).max())  # 1.9e-11

@@ -25,7 +25,7 @@ from scipy.special import ndtri
 
 from .._blas import _one_blas_thread
 from .._reductions import all_finite, all_of, any_of, max_of
-from ..objectives import L1Penalty, QuadraticObjective
+from ..objectives import L1Penalty, QuadraticObjective, RidgedQuadratic
 
 #: A coefficient is zero when ``q`` gives its other sign at least this probability
 #: (float64 resolution: below it, ``1 - p`` is 1 and the sign is certain).
@@ -339,12 +339,17 @@ def nonnegative(quadratic):
                           * max(2.0 * quadratic.c, 0.0))
     M = np.where(strength > 0, strength + bound, 0.0)
     a = 0.5 * (strength - M)
-    constrained = QuadraticObjective(quadratic.G, quadratic.b - a, quadratic.c,
-                                     L1Penalty(0.5 * (strength + M)))
+    penalty = L1Penalty(0.5 * (strength + M))
+    if isinstance(quadratic, RidgedQuadratic):  # the ridge stays apart (its rows' systems)
+        base = quadratic.ridgeless
+        shifted = QuadraticObjective(base.G, base.b - a, base.c, total_weight=base.total_weight)
+        shifted.gram_rows = base.gram_rows
+        constrained = RidgedQuadratic(shifted, quadratic.ridge, penalty)
+    else:
+        constrained = QuadraticObjective(quadratic.G, quadratic.b - a, quadratic.c, penalty)
+        constrained.gram_rows = quadratic.gram_rows
     # Same G: the systems of its supports are the quadratic's (and its copies').
     constrained.smooth_cache()["support_systems"] = quadratic.support_systems()
-    constrained.gram_rows = quadratic.gram_rows
-    constrained.ridged_rows = quadratic.ridged_rows
     return constrained
 
 

@@ -688,10 +688,11 @@ def _working_least_squares(linear, columns, n_rows, ridge):
     data.total_weight = float(np.sum(linear.weights))
     ridge = ridge[columns]
     penalty = linear.penalty.restricted(columns)
-    if not sp.issparse(X):
-        positive = w > 0
+    positive = w > 0
+    n_positive = int(np.count_nonzero(positive))
+    if not sp.issparse(X) and n_positive < columns.size:  # rows fewer than the set's columns
         data.gram_rows = GramRows(lambda: X[positive] * np.sqrt(w[positive])[:, None], ridge,
-                                  int(np.count_nonzero(positive)))
+                                  n_positive)
     return RidgedQuadratic(data, ridge, penalty)
 
 
