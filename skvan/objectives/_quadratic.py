@@ -205,7 +205,7 @@ class RidgedQuadratic(QuadraticObjective):
     >>> from skvan.objectives import QuadraticObjective, RidgedQuadratic
     >>> X, y = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]]), np.array([1.0, 0.0, 2.0])
     >>> ridged = RidgedQuadratic(QuadraticObjective.from_data(X, y), np.array([0.5, 0.5]))
-    >>> bool(np.array_equal(ridged.G, X.T @ X + 0.5 * np.eye(2)))
+    >>> bool(np.allclose(ridged.G, X.T @ X + 0.5 * np.eye(2)))
     True
     >>> theta = np.array([0.1, -0.2])
     >>> bool(np.allclose(ridged.smooth_gradient(theta), ridged.G @ theta - X.T @ y))
