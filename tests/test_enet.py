@@ -361,8 +361,9 @@ def test_ridge_systems_through_the_rows_solve_the_support_equations(free, scale)
         expected = np.array([quadratic.smooth_gradient(theta) for theta in thetas])
         np.testing.assert_allclose(quadratic.smooth_gradients(thetas), expected, rtol=0,
                                    atol=1e-12 * np.abs(expected).max())
-    np.testing.assert_array_equal(ridged.G, G)
-    np.testing.assert_array_equal(ridged.gram_block(idx), G[np.ix_(idx, idx)])
+    np.testing.assert_allclose(ridged.G, G, rtol=1e-14, atol=1e-14 * np.abs(G).max())
+    np.testing.assert_allclose(ridged.gram_block(idx), G[np.ix_(idx, idx)], rtol=1e-14,
+                               atol=1e-14 * np.abs(G).max())
 
 
 def test_positive_elastic_net_on_wide_data_with_supports_beyond_the_rows():
