@@ -342,7 +342,7 @@ def test_ridge_systems_through_the_rows_solve_the_support_equations(free, scale)
         backward = np.linalg.norm(G_SS @ w - c) / (np.linalg.norm(G_SS, 2) * np.linalg.norm(w))
         assert backward <= 1e-14  # reached: 2e-16
     K_kept = rows.kept[(supports[1] & rows.ridged).tobytes()][0]
-    Yt = rows.parts[1][np.flatnonzero(supports[1] & rows.ridged)]  # the projected rows
+    Yt = rows.parts[0][np.flatnonzero(supports[1] & rows.ridged)]  # the projected rows
     np.testing.assert_allclose(K_kept, Yt.T @ Yt, rtol=0, atol=1e-12 * np.abs(K_kept).max())
     # Supports no larger than the rows: G_SS's own Cholesky.
     small = np.zeros(p, dtype=bool)

@@ -88,9 +88,21 @@ class GramRows:
             self._Z = np.asarray(self._rows(), dtype=np.float64)
         return self._Z
 
+    @classmethod
+    def weighted(cls, X, sample_weight, pattern, column_scale=1.0):
+        """The rows ``sqrt(w_i) x_i / column_scale`` of ``X`` with positive weight
+        (formed on first use), behind ``X^T W X`` over ``column_scale * theta``,
+        with the ridge pattern ``pattern``."""
+        positive = sample_weight > 0
+
+        def rows():
+            return X[positive] * np.sqrt(sample_weight[positive])[:, None] / column_scale
+
+        return cls(rows, pattern, int(np.count_nonzero(positive)))
+
     @property
     def parts(self):
-        """``(Z, Yt, YQ, R_F)``: the rows; ``Yt``, the rows of ``((I - Q Q^T) Z
+        """``(Yt, YQ, R_F)``: ``Yt``, the rows of ``((I - Q Q^T) Z
         diag(d)^(-1/2))^T`` (a support's columns of ``Y`` are contiguous rows
         here; 0 on free coordinates); ``YQ = (Z diag(d)^(-1/2))^T Q`` and
         ``R_F`` (None without free coordinates, and ``R_F`` None where their
@@ -106,7 +118,7 @@ class GramRows:
                     R_F = None
                 YQ = Yt @ Q
                 Yt -= YQ @ Q.T
-            self._parts = (Z, Yt, YQ, R_F)
+            self._parts = (Yt, YQ, R_F)
         return self._parts
 
     def gradient_part(self, theta):
@@ -136,7 +148,7 @@ class GramRows:
         key = support.tobytes()
         kept = self.kept.get(key)
         if kept is None:
-            Y = self.parts[1].take(ridged_idx, axis=0).T
+            Y = self.parts[0].take(ridged_idx, axis=0).T
             K = self._updated(support)
             kept = (Y @ Y.T if K is None else K, Y)
             if len(self.kept) >= KEPT_SUPPORTS:
@@ -160,7 +172,7 @@ class GramRows:
         if best is None:
             return None
         _, other, K = best
-        Yt = self.parts[1]
+        Yt = self.parts[0]
         A = Yt.take(np.flatnonzero(support & ~other), axis=0)
         R = Yt.take(np.flatnonzero(other & ~support), axis=0)
         return K + A.T @ A - R.T @ R
@@ -200,7 +212,7 @@ class RidgeSystem:
     def build(cls, rows, scale, support, ridged):
         """Factor the system of ``support`` (``ridged``, its ridged coordinates);
         None where a factorisation fails."""
-        YQ, R_F = rows.parts[2:]
+        YQ, R_F = rows.parts[1:]
         if YQ is not None and R_F is None:
             return None
         idx = support.nonzero()[0]

@@ -485,9 +485,9 @@ class LassoSolver:
         first = np.union1d(np.argsort(-ratio, kind="stable")[:self.working_set_start],
                            np.flatnonzero(free | (w != 0)))
         runs, finished = [], []
-        # An elastic net's rows beyond n_rows are its ridge's: their squares, once.
-        ridge_rows = (n_rows, None if n_rows >= linear.X.shape[0] else
-                      weighted_column_squares(linear.X[n_rows:], linear.weights[n_rows:]))
+        # An elastic net's rows beyond n_rows are its ridge's (over column_scale * theta).
+        ridge_rows = (n_rows, None if problem.ridge is None else
+                      problem.ridge.reparametrised(column_scale).strength)
 
         def solve_on(columns, mean):
             return self._solve_set(linear, ridge_rows, columns, mean, rng, runs, finished)
@@ -687,13 +687,9 @@ def _working_least_squares(linear, columns, n_rows, ridge):
     data = QuadraticObjective.from_data(X, y, w)
     data.total_weight = float(np.sum(linear.weights))
     ridge = ridge[columns]
-    penalty = linear.penalty.restricted(columns)
-    positive = w > 0
-    n_positive = int(np.count_nonzero(positive))
-    if not sp.issparse(X) and n_positive < columns.size:  # rows fewer than the set's columns
-        data.gram_rows = GramRows(lambda: X[positive] * np.sqrt(w[positive])[:, None], ridge,
-                                  n_positive)
-    return RidgedQuadratic(data, ridge, penalty)
+    if not sp.issparse(X) and np.count_nonzero(w > 0) < columns.size:  # fewer rows than columns
+        data.gram_rows = GramRows.weighted(X, w, ridge)
+    return RidgedQuadratic(data, ridge, linear.penalty.restricted(columns))
 
 
 def _gram_rows(design, sample_weight, column_scale, ridge):
@@ -701,19 +697,12 @@ def _gram_rows(design, sample_weight, column_scale, ridge):
     (:class:`~skvan.sparse.GramRows`; an elastic net's ridge ``ridge`` (its
     strengths, or 0) gives the pattern ``1 / s_j^2`` on the ridged coordinates),
     where they are dense and fewer than the coefficients; else None."""
-    if sample_weight is None or is_dask_collection(design.X) or sp.issparse(design.X):
-        return None
-    positive = sample_weight > 0
-    n_rows = int(np.count_nonzero(positive))
-    if n_rows >= column_scale.size:
+    if (sample_weight is None or is_dask_collection(design.X) or sp.issparse(design.X)
+            or np.count_nonzero(sample_weight > 0) >= column_scale.size):
         return None
     ridged = np.broadcast_to(np.asarray(ridge) > 0, column_scale.shape)
-
-    def rows():
-        Xd = design.Xd[positive]
-        return Xd * np.sqrt(sample_weight[positive])[:, None] / column_scale
-
-    return GramRows(rows, np.where(ridged, 1.0 / column_scale**2, 0.0), n_rows)
+    return GramRows.weighted(design.Xd, sample_weight,
+                             np.where(ridged, 1.0 / column_scale**2, 0.0), column_scale)
 
 
 def _ridge_rows(Xd, y, sample_weight, rho, fit_intercept):
