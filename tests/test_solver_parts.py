@@ -456,3 +456,56 @@ def test_group_variances_sum_the_covariances_blocks(rng):
     d = rng.uniform(0.5, 2.0, n)
     np.testing.assert_allclose(DiagonalGaussian(np.zeros(n), d).group_variances(groups),
                                (1.0 / d)[groups].sum(axis=0), rtol=1e-15)
+
+
+def test_laplace_posterior_is_the_minimiser_and_the_hessian_there():
+    """laplace_posterior ends where f's gradient vanishes, with f's Hessian there
+    as the precision, whether it starts from the prior or from a posterior of
+    most of the rows (a warm start, which takes no more iterations)."""
+    from skvan.van import FitSettings, laplace_posterior, make_family
+
+    X, y = make_classification(300, 4, n_informative=3, n_redundant=0, random_state=0)
+    X = np.c_[X, np.ones(len(X))]
+    y = 2.0 * y - 1.0
+    p = X.shape[1]
+    form = "full"
+    settings = FitSettings(beta=1.0, beta_growth="auto", auto_growth=100.0, covariance=form,
+                           hessian="exact", expectation="quadrature", n_mc_samples=10,
+                           objective="vo", batch_size=None, max_iter=100, tol=1e-8)
+    prior = np.eye(p)
+
+    def objective(rows):
+        return LinearModelObjective(X[rows], y[rows], LogisticLoss(),
+                                    penalty=L2Penalty(np.ones(p)))
+
+    rng = np.random.RandomState(0)
+    f = objective(slice(None))
+    cold, cold_run = laplace_posterior(f, settings, make_family(form, np.zeros(p), prior), rng)
+    most, _ = laplace_posterior(objective(slice(0, 280)), settings,
+                                make_family(form, np.zeros(p), prior), rng)
+    warm, warm_run = laplace_posterior(f, settings, most, rng)
+    H = f.hessian(cold.mean)
+    for family in (cold, warm):
+        assert np.max(np.abs(f.gradient(family.mean))) < 1e-8 * np.abs(H).max()
+        np.testing.assert_allclose(family.mean, cold.mean, rtol=0, atol=1e-8)
+        np.testing.assert_allclose(family.precision, H, rtol=1e-7)
+    assert warm_run.n_iter <= cold_run.n_iter
+
+
+@pytest.mark.parametrize("form", ["full", "diag"])
+def test_a_reparametrised_family_is_the_same_distribution(form):
+    """theta' = s * theta: mean s mu, covariance diag(s) Sigma diag(s)."""
+    from skvan.van import make_family
+
+    rng = np.random.RandomState(0)
+    A = rng.randn(4, 4)
+    P = A @ A.T + 4 * np.eye(4) if form == "full" else rng.uniform(1, 2, 4)
+    q = make_family(form, rng.randn(4), P)
+    s = rng.uniform(0.1, 10.0, 4)
+    r = q.reparametrised(s)
+    assert type(r) is type(q)
+    np.testing.assert_allclose(r.mean, s * q.mean, rtol=1e-15)
+    cov = q.sigma if form == "full" else np.diag(q.marginal_variance())
+    expected = np.outer(s, s) * cov
+    got = r.sigma if form == "full" else np.diag(r.marginal_variance())
+    np.testing.assert_allclose(got, expected, rtol=1e-12)

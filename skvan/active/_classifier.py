@@ -14,7 +14,7 @@ from .._data import issparse
 from ..linear_model._base import AUTO_GROWTH_FULL_BATCH, CHECK_X, VANLinearModel
 from ..linear_model._gaussian_logistic import GaussianLogisticModel
 from ..objectives import L2Penalty
-from ..van import FitSettings, make_family
+from ..van import FitSettings, laplace_posterior
 from ._strategies import STRATEGIES
 
 #: The refit's convergence test (:class:`~skvan.VANLogisticRegression`'s default).
@@ -135,11 +135,12 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
     depends on the order of the batches and lags the labels.
 
     The refit (``refit=True``) fits the MAP of the labels held, ``f`` summed over
-    all of them, by full-batch VAN (VO, warm-started at the current mean, to
-    ``tol=1e-4`` as :class:`~skvan.VANLogisticRegression`), and sets the
-    precision to the Hessian of ``f`` there, the prior's ``I / C`` included
-    (the Laplace approximation of the posterior; its diagonal for
-    ``covariance="diag"``). The prior is the stream's, ``N(0, C I)`` over
+    all of them, by full-batch VAN (VO from the current ``q`` narrowed to a
+    point, :func:`~skvan.van.laplace_posterior`: Newton-like steps on ``f`` from
+    the current mean, each one pass over the labels, to ``tol=1e-4`` as
+    :class:`~skvan.VANLogisticRegression`), and sets the precision to the
+    Hessian of ``f`` there, the prior's ``I / C`` included (the Laplace
+    approximation of the posterior; its diagonal for ``covariance="diag"``). The prior is the stream's, ``N(0, C I)`` over
     ``[coef, intercept]``: unlike :class:`~skvan.VANLogisticRegression`, the
     intercepts are penalised too, so that a class with no label yet has a
     MAP. Its cost is that of a
@@ -379,13 +380,13 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
         return self
 
     def _refit_held(self):
-        """Replace ``q`` by the Laplace posterior of the labels held: their MAP by
-        full-batch VAN from the current mean, the Hessian of ``f`` there as the
-        precision (in the columns' scaled coordinates, as
-        :class:`~skvan.VANLogisticRegression` fits). The prior is the stream's,
-        ``N(0, C I)`` over ``[coef, intercept]``: the intercepts too are
-        penalised, so that a class with no label yet has a MAP (an unpenalised
-        intercept would run to minus infinity)."""
+        """Replace ``q`` by the Laplace posterior of the labels held
+        (:func:`~skvan.van.laplace_posterior`: their MAP by VO VAN from the current
+        ``q``, the Hessian of ``f`` there as the precision), in the columns' scaled
+        coordinates, as :class:`~skvan.VANLogisticRegression` fits. The prior is
+        the stream's, ``N(0, C I)`` over ``[coef, intercept]``: the intercepts too
+        are penalised, so that a class with no label yet has a MAP (an
+        unpenalised intercept would run to minus infinity)."""
         X, y, w = self._held
         Xd = self._design(X)
         f = self._link().objective(Xd, y, w, L2Penalty(np.full(self._n_params(), 1.0 / self.C)))
@@ -396,12 +397,8 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
             covariance=self.covariance_, hessian="exact", expectation=self.expectation,
             n_mc_samples=self.n_mc_samples, objective="vo", batch_size=None,
             max_iter=self.max_iter, tol=REFIT_TOL, verbose=self._step_verbose())
-        family = settings.initial_family(f, self._mean() * s)
-        result = settings.solve(f, family, self._stream_rng)
-        mean = family.mean
-        H = f.hessian(mean)
-        laplace = make_family(self.covariance_, mean,
-                              H.diagonal().copy() if self.covariance_ == "diag" else H)
+        laplace, result = laplace_posterior(f, settings, self._family().reparametrised(s),
+                                            self._stream_rng)
         self._unpack(laplace, s, Xd)
         self.n_refit_iter_ = int(result.n_iter)
         self._report(f"refit on {y.shape[0]} labels: {result.n_iter} VAN iterations")

@@ -38,7 +38,7 @@ from ._steps import (
 )
 from ._stopping import LassoCertificate, MeanContraction, PassChange
 from ._working_set import solve_on_working_sets
-from ._fit import FitSettings
+from ._fit import FitSettings, laplace_posterior
 from ._lasso import Design, LassoFit, LassoProblem, LassoSolver
 
 __all__ = [
@@ -82,6 +82,7 @@ __all__ = [
     "auto_covariance",
     "default_step",
     "family_from_parts",
+    "laplace_posterior",
     "make_family",
     "make_gram_family",
     "solve_on_working_sets",

@@ -70,6 +70,16 @@ class _Gaussian:
         this family (its parameters are vectors)."""
         return self
 
+    def reparametrised(self, column_scale):
+        """The same distribution over ``theta' = column_scale * theta``: mean
+        ``s * mu``, precision ``P / (s s^T)`` (a diagonal one ``P / s^2``), as a new
+        family without a floor (an objective's
+        :meth:`~skvan.objectives.LinearModelObjective.reparametrised` coordinates)."""
+        s = np.asarray(column_scale, dtype=np.float64)
+        P = self.precision
+        scale = np.outer(s, s) if P.ndim == 2 else s**2
+        return type(self)(s * self.mean, P / scale)
+
     def group_variances(self, groups):
         """``Var(sum_k theta[groups[k, j]])`` for each column ``j`` of an index
         array ``groups`` ``(k, m)``: the sum of the ``k x k`` block of the
