@@ -267,10 +267,12 @@ def curve_learners(classes, seed):
     return learners
 
 
-def curve(make, X_tr, y_tr, X_te, y_te, classes, budget, seed):
+def curve(make, X_tr, y_tr, X_te, y_te, classes, budget, seed, target=np.inf, cap=None):
     """Test accuracy after each round of one loop (``CURVE_START`` random labels
-    with every class present, then ``CURVE_ROUND`` per round up to ``budget``)
-    with the learner's own model, and the loop's time without the scoring."""
+    with every class present, then ``CURVE_ROUND`` per round up to ``budget``, and
+    on past it until the accuracy reaches ``target`` or the labels ``cap``) with
+    the learner's own model, and the loop's time to ``budget`` without the
+    scoring."""
     rng = np.random.RandomState(seed)
     first = [rng.choice(np.flatnonzero(y_tr == c)) for c in classes]
     rest = np.setdiff1d(np.arange(len(y_tr)), first)
@@ -280,11 +282,13 @@ def curve(make, X_tr, y_tr, X_te, y_te, classes, budget, seed):
     learner = make().teach(X_tr[taught], y_tr[taught], classes=classes)
     elapsed = time.perf_counter() - start
     labels, acc = [len(taught)], [learner.score(X_te, y_te)]
-    while labels[-1] < budget:
+    cap = budget if cap is None else max(cap, budget)
+    while labels[-1] < budget or (labels[-1] < cap and max(acc) < target):
         start = time.perf_counter()
         idx, _ = learner.query(X_tr[pool], n_instances=CURVE_ROUND)
         learner.teach(X_tr[pool[idx]], y_tr[pool[idx]])
-        elapsed += time.perf_counter() - start
+        if labels[-1] < budget:
+            elapsed += time.perf_counter() - start
         pool = np.delete(pool, idx)
         labels.append(labels[-1] + len(idx))
         acc.append(learner.score(X_te, y_te))
@@ -296,43 +300,58 @@ def curves_table(seeds, held_out=False):
     ``CURVE_BUDGETS`` that fits in 80% of the training split, the labels needed to
     reach 97% of the full-data accuracy (``LogisticRegression`` on the whole
     training split; median over seeds, ">" where some seed never reached it), and
-    the loop's mean time. Each budget's winner against "random + LR refit" is
-    counted at the end."""
+    the loop's mean time to the last budget. Loops go on past the last budget
+    until they reach the target or label 80% of the training split, so that
+    the labels to target are measured on every set, not only where random
+    sampling reached it by the last budget. Each budget's winner against
+    "random + LR refit" is counted at the end, and the labels to target over
+    random sampling's are averaged over the sets where random sampling needed
+    more labels than the loop starts with (elsewhere the start alone reaches
+    the target and the ratio says nothing of the queries)."""
     wins, labels_ratio = {}, {}
     for name, X, y in curve_sets(held_out):
         X = StandardScaler().fit_transform(X)
         classes = np.unique(y)
-        results, full = {}, []
+        results, splits = {}, []
         for seed in range(seeds):
             X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.3, random_state=seed,
                                                       stratify=y)
+            full = LogisticRegression(C=1.0, max_iter=1000).fit(X_tr, y_tr).score(X_te, y_te)
+            splits.append((X_tr, X_te, y_tr, y_te, full))
+        full = np.mean([split[-1] for split in splits])
+        target = 0.97 * full
+        for seed, (X_tr, X_te, y_tr, y_te, _) in enumerate(splits):
             budgets = [b for b in CURVE_BUDGETS if b <= 0.8 * len(y_tr)]
-            full.append(LogisticRegression(C=1.0, max_iter=1000).fit(X_tr, y_tr).score(X_te, y_te))
             for label, make in curve_learners(classes, seed).items():
                 results.setdefault(label, []).append(
-                    curve(make, X_tr, y_tr, X_te, y_te, classes, budgets[-1], seed))
-        target = 0.97 * np.mean(full)
+                    curve(make, X_tr, y_tr, X_te, y_te, classes, budgets[-1], seed, target,
+                          cap=int(0.8 * len(y_tr))))
         labels = results["random + LR refit"][0][0]
         at = [int(np.flatnonzero(labels == b)[0]) for b in budgets]
-        title = f"{name} [{len(y)} x {X.shape[1]}, full-data {np.mean(full):.3f}]"
+        width = at[-1] + 1  # the rounds to the last budget (loops may go on past it)
+        title = f"{name} [{len(y)} x {X.shape[1]}, full-data {full:.3f}]"
         print(f"{title:<44}" + "".join(f"{b:>8}" for b in budgets)
               + f"{'to target':>11}{'time':>8}")
-        reference = np.mean([r[1] for r in results["random + LR refit"]], axis=0)
+        reference = np.mean([r[1][:width] for r in results["random + LR refit"]], axis=0)
         needed_random = _median_labels(results["random + LR refit"], target)
         for label, runs in results.items():
-            acc = np.mean([r[1] for r in runs], axis=0)
+            acc = np.mean([r[1][:width] for r in runs], axis=0)
             needed = _median_labels(runs, target)
             print(f"  {label:<42}" + "".join(f"{acc[i]:>8.3f}" for i in at)
                   + f"{needed[0]:>11}{np.mean([r[2] for r in runs]):>7.1f}s", flush=True)
             wins.setdefault(label, []).extend(acc[i] >= reference[i] for i in at)
-            if np.isfinite(needed[1]) and np.isfinite(needed_random[1]):
-                labels_ratio.setdefault(label, []).append(needed[1] / needed_random[1])
+            informative = CURVE_START < needed_random[1] < np.inf
+            labels_ratio.setdefault(label, []).append(
+                needed[1] / needed_random[1] if informative else np.nan)
     print(f"budgets where a learner's accuracy is at least random + LR refit's (mean of "
-          f"{seeds} seeds), and its labels to target over random's (over the sets both reached):")
+          f"{seeds} seeds), and its labels to target over random's (mean over the sets where "
+          "random sampling needed more than the starting labels; a loop that never reached the "
+          "target counts its cap):")
     for label, won in wins.items():
-        ratio = labels_ratio.get(label, [])
-        print(f"  {label:<42}{sum(won):>3}/{len(won)}   "
-              f"{np.mean(ratio) if ratio else np.nan:5.2f}x over {len(ratio)} sets")
+        ratio = np.array(labels_ratio[label])
+        counted = ratio[~np.isnan(ratio)]
+        print(f"  {label:<42}{sum(won):>3}/{len(won)}   {np.mean(counted):5.2f}x over "
+              f"{counted.size} of {ratio.size} sets")
 
 
 def round_times(repeats=5):
@@ -377,7 +396,7 @@ def _median_labels(runs, target):
     needed = [labels_to_target(labels, acc, target) for labels, acc, _ in runs]
     needed = np.where(np.isnan(needed), np.inf, needed)
     value = float(np.median(needed))
-    text = f"> {runs[0][0][-1]}" if np.isinf(value) else f"{value:.0f}"
+    text = f"> {max(labels[-1] for labels, _, _ in runs)}" if np.isinf(value) else f"{value:.0f}"
     return text, value
 
 
