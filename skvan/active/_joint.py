@@ -95,22 +95,27 @@ class PoolPosterior:
 
     def condition(self, j, proba):
         """Add the Fisher information of pool point ``j``, whose predictive
-        probabilities are ``proba`` (``(n_classes,)``), to ``q``."""
+        probabilities are ``proba`` (``(n_classes,)``), to ``q``: every linear
+        predictor's block at once (one product with the pool for all of them)."""
         x = self.X[j]
         x = np.asarray(x.toarray()).ravel() if issparse(x) else np.asarray(x)
         h = proba[1:] * (1.0 - proba[1:]) if self.M.shape[1] == 1 else proba * (1.0 - proba)
-        for k, B in enumerate(self.blocks):
-            u = B @ x
-            v = float(x @ u)
-            if not (np.isfinite(v) and v > 0):
-                continue  # no variance there (or none representable): nothing to learn
-            # h u u^T / (1 + h v) as g w w^T with w = u / sqrt(v), g = h v / (1 + h v)
-            # in [0, 1): by Cauchy-Schwarz (x_i^T w)^2 <= x_i^T B x_i, so no term
-            # exceeds the variance it is taken from (features near 1e150 overflowed
-            # the squares of x_i^T u).
-            w, g = u / np.sqrt(v), h[k] * v / (1.0 + h[k] * v)
-            B -= g * np.outer(w, w)
-            self.V[:, k] -= g * np.asarray(dot(self.X, w)) ** 2
+        U = self.blocks @ x  # (n_rows, p): u_k = B_k x
+        v = U @ x
+        # A block with no variance along x (or none representable) learns nothing.
+        keep = np.isfinite(v) & (v > 0)
+        if not keep.any():
+            return
+        U, v, h = U[keep], v[keep], h[keep]
+        # h u u^T / (1 + h v) as g w w^T with w = u / sqrt(v), g = h v / (1 + h v)
+        # in [0, 1): by Cauchy-Schwarz (x_i^T w)^2 <= x_i^T B x_i, so no term
+        # exceeds the variance it is taken from (features near 1e150 overflowed
+        # the squares of x_i^T u).
+        W = U / np.sqrt(v)[:, None]
+        g = h * v / (1.0 + h * v)
+        rows = np.flatnonzero(keep)
+        self.blocks[rows] -= g[:, None, None] * (W[:, :, None] * W[:, None, :])
+        self.V[:, rows] -= g * np.asarray(dot(self.X, W.T)) ** 2
 
 
 def _quadratic_forms(X, B):
@@ -135,8 +140,19 @@ def select_jointly(posterior, scores, n_instances, random_state, rounded):
     for _ in range(n_instances):
         s = scores * posterior.remaining()
         s[chosen] = -np.inf
-        j = int(np.lexsort((ties, -rounded(s)))[0])
+        j = _best(rounded(s), ties)
         chosen.append(j)
         picked.append(s[j])
         posterior.condition(j, posterior.proba_of(j))
     return np.array(chosen), np.array(picked)
+
+
+def _best(rounded, ties):
+    """The first index of ``np.lexsort((ties, -rounded))`` (the best score, ties
+    broken by the smallest ``ties``) without sorting: NaN scores come last."""
+    valid = ~np.isnan(rounded)
+    if not valid.any():
+        return int(np.argmin(ties))
+    top = np.max(rounded[valid])
+    candidates = np.flatnonzero(rounded == top)
+    return int(candidates[np.argmin(ties[candidates])])
