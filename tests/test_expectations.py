@@ -557,3 +557,33 @@ def test_gaussian_prior_term_closed_form_against_monte_carlo(kind):
                    for u in np.eye(p)])
     np.testing.assert_allclose(fd, e.gradient, rtol=1e-6, atol=1e-8)
     assert estimator.value(f, family, family.mean) == pytest.approx(e.value, rel=1e-12)
+
+
+@pytest.mark.parametrize("form", ["full", "diag"])
+def test_point_mass_is_the_narrow_limit_of_quadrature(form, rng):
+    """PointMass gives f's value, gradient and Hessian at the mean (its diagonal
+    for a diagonal family), which quadrature reaches as q narrows to a point:
+    at predictor variances of about 1e-12 they agree to the O(v) term and round-off."""
+    from skvan.expectations import PointMass, SoftmaxCubature
+    from skvan.objectives import MultinomialObjective
+
+    X = np.c_[rng.randn(200, 3), np.ones(200)]
+    Y = np.eye(3)[rng.randint(0, 3, 200)]
+    problems = [(_problem(LogisticLoss(), rng), GaussHermiteQuadrature()),
+                (MultinomialObjective(X, Y, penalty=L2Penalty(np.ones(12))), SoftmaxCubature())]
+    for f, quadrature in problems:
+        mean = 0.3 * rng.randn(f.n_params)
+        scale = 1e12 * f.max_row_squared_norm() * f.n_params
+        q = make_family(form, mean, scale * (np.eye(f.n_params) if form == "full"
+                                             else np.ones(f.n_params)))
+        point, narrow = PointMass()(f, q), quadrature(f, q)
+        H = f.hessian(mean)
+        assert point.value == f.value(mean)
+        np.testing.assert_array_equal(point.gradient, f.gradient(mean))
+        np.testing.assert_array_equal(point.curvature, H if form == "full" else np.diag(H))
+        assert PointMass().value(f, q, mean) == f.value(mean)
+        np.testing.assert_allclose(narrow.value, point.value, rtol=1e-12)
+        np.testing.assert_allclose(narrow.gradient, point.gradient, rtol=0,
+                                   atol=1e-12 * np.abs(point.gradient).max())
+        np.testing.assert_allclose(narrow.curvature, point.curvature, rtol=0,
+                                   atol=1e-12 * np.abs(point.curvature).max())

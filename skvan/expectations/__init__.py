@@ -7,6 +7,7 @@ from ._cubature import SoftmaxCubature, expected_log_softmax, softmax_rule
 from ._map_reduce import MapReduce
 from ._prior import GaussianPriorTerm
 from ._monte_carlo import CumulativeScale, MonteCarlo, RankOnePath, rank_utilities
+from ._point import PointMass
 from ._evolution import evolution_strategy, population_size
 from ._quadrature import (
     AUTO_NODES,
@@ -31,6 +32,7 @@ __all__ = [
     "LinearPredictorExpectation",
     "MapReduce",
     "MonteCarlo",
+    "PointMass",
     "RankOnePath",
     "SoftmaxCubature",
     "evolution_strategy",

@@ -269,10 +269,13 @@ class GaussianLogisticModel:
         """The fitted attributes (:meth:`VANLinearModel._unpack`) and, with more
         than two classes, each class's covariance block for the predictions
         (``_variance_blocks``: predictions then need no factorisation)."""
-        super()._unpack(family, column_scale, design)
         link = self._link()
-        self._variance_blocks = (class_variance_blocks(family, link.n_rows, column_scale)
-                                 if link.n_rows > 1 else None)
+        # (The blocks first: a full family's covariance, formed for them, then
+        # gives the marginal variances too.)
+        blocks = (class_variance_blocks(family, link.n_rows, column_scale)
+                  if link.n_rows > 1 else None)
+        super()._unpack(family, column_scale, design)
+        self._variance_blocks = blocks
 
     def _predictor_blocks(self, X):
         """What :class:`~skvan.active._joint.PoolPosterior` needs of ``q`` for the rows

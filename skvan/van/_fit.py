@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..expectations import make_expectation
+from ..expectations import PointMass, make_expectation
 from ..expectations._base import NEGLIGIBLE
 from ._batches import Minibatches
 from ._gram import family_from_parts
@@ -98,20 +98,22 @@ class FitSettings:
                                  np.zeros(0 if X is None else X.shape[0]), X, free_coordinates(f))
 
     def solve(self, f, family, random_state, objective=None, step=None, stop=None,
-              schedule=None, advice=None):
+              schedule=None, advice=None, expectation=None):
         """Fit ``family`` to ``f`` with the shared solver (these settings' schedule,
         batches and convergence test unless given); ``max_iter`` counts iterations
         on the full batch and data passes with minibatches (scikit-learn's SGD
         convention). Warns if the run ended at ``max_iter`` or diverged, with
-        ``advice(schedule)`` (None: :meth:`advice`). The result's ``n_iter`` is in
-        the same unit as ``max_iter``."""
+        ``advice(schedule)`` (None: :meth:`advice`). ``expectation``: an
+        estimator instead of the one these settings name. The result's
+        ``n_iter`` is in the same unit as ``max_iter``."""
         objective = self.objective if objective is None else objective
         n_samples = getattr(f, "n_samples", None)
         if schedule is None:
             schedule = self.schedule(n_samples, objective)
         per_pass = self.steps_per_pass(n_samples)
         solver = VANSolver(
-            f, make_expectation(self.expectation, self.n_mc_samples, f), family,
+            f, (make_expectation(self.expectation, self.n_mc_samples, f)
+                if expectation is None else expectation), family,
             objective=objective, schedule=schedule, hessian=self.hessian, step=step,
             stop=self.stop(n_samples) if stop is None else stop,
             batches=Minibatches(self.batch_size) if self.stochastic(n_samples) else None,
@@ -145,9 +147,10 @@ def laplace_posterior(f, settings, start, random_state):
     ``theta*``, the minimiser of ``f``, is the VO limit of VAN as ``q`` narrows to
     a point (the paper's Section 3): the run starts from ``start`` narrowed by
     ``kappa``, ``N(mu_0, (kappa P_0)^-1)``, with ``kappa`` the smallest factor
-    that makes every row's predictor variance negligible
-    (``max_i ||x_i||^2 tr(Sigma_0) / kappa <= NEGLIGIBLE``), so that the
-    expectations are ``f``'s derivatives at the mean, with no quadrature. The
+    that makes every row's predictor variance negligible with a margin
+    (``max_i ||x_i||^2 tr(Sigma_0) / kappa <= NEGLIGIBLE / 2``), so that the
+    expectations are ``f``'s derivatives at the mean
+    (:class:`~skvan.expectations.PointMass`), with no quadrature. The
     schedule ``beta_t = kappa g^(t+1)`` (``g`` the settings' ``auto_growth``)
     makes the precision ``kappa (P_0 + g H_0 + g^2 H_1 + ...)``, and every mean
     step at least ``g / (g + 1)`` of a damped Newton step of ``f`` from the
@@ -198,11 +201,14 @@ def laplace_posterior(f, settings, start, random_state):
     (True, True)
     """
     trace = float(np.sum(start.marginal_variance()))
-    kappa = max(f.max_row_squared_norm() * trace / NEGLIGIBLE, 1.0)
+    # (Twice the factor: the expectations' own test of the bound must not fail
+    # on the rounding of the product.)
+    kappa = max(2.0 * f.max_row_squared_norm() * trace / NEGLIGIBLE, 1.0)
     family = type(start)(start.mean, kappa * start.precision)
     growth = settings.auto_growth
     result = settings.with_(objective="vo", batch_size=None).solve(
-        f, family, random_state, schedule=GeometricSchedule(kappa * growth, growth))
+        f, family, random_state, schedule=GeometricSchedule(kappa * growth, growth),
+        expectation=PointMass())
     H = f.hessian(family.mean)
     return type(start)(family.mean, H.diagonal().copy() if family.diagonal else H), result
 

@@ -1,0 +1,41 @@
+"""Expectations under a point mass: the VO limit, where ``q`` has narrowed to its mean."""
+
+from ._base import ExpectationEstimator, Expectations
+
+
+class PointMass(ExpectationEstimator):
+    """``E_q[f]``, ``E_q[grad f]`` and ``E_q[hess f]`` as ``f``, its gradient and its
+    Hessian (or Gauss-Newton matrix) at the mean.
+
+    The limit ``Sigma -> 0`` of every other estimator, and exact wherever ``q``
+    is too narrow for ``f`` to vary across it: for a linear model, wherever every
+    row's predictor variance is negligible on the scale on which its loss bends
+    (the other estimators' own shortcut there, without their test of ``Sigma``
+    at every precision). :func:`~skvan.van.laplace_posterior` narrows ``q`` so.
+    Any objective with ``value``, ``gradient`` and ``hessian`` qualifies.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skvan.expectations import PointMass
+    >>> from skvan.objectives import FunctionObjective
+    >>> from skvan.van import make_family
+    >>> f = FunctionObjective(lambda x: float(x @ x), 2, jac=lambda x: 2 * x,
+    ...                       hess=lambda x: 2 * np.eye(x.size))
+    >>> e = PointMass()(f, make_family("full", np.ones(2), np.eye(2)))
+    >>> e.value, e.gradient
+    (2.0, array([2., 2.]))
+    """
+
+    deterministic = True
+
+    def __call__(self, objective, family, hessian="exact", random_state=None):
+        mean = family.mean
+        curvature = (objective.hessian(mean) if hessian == "exact"
+                     else objective.gauss_newton(mean))
+        if family.diagonal:
+            curvature = curvature.diagonal().copy()
+        return Expectations(float(objective.value(mean)), objective.gradient(mean), curvature)
+
+    def value(self, objective, family, mean, hessian=None):
+        return float(objective.value(mean))
