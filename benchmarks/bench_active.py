@@ -25,6 +25,8 @@ Run: python benchmarks/bench_active.py [--seeds 10]
 import argparse
 import functools
 import os
+import subprocess
+import sys
 import time
 import warnings
 
@@ -354,38 +356,64 @@ def curves_table(seeds, held_out=False):
               f"{counted.size} of {ratio.size} sets")
 
 
+#: The learners of :func:`round_times`, by label.
+ROUND_LEARNERS = ("LogisticRegression refit + predict_proba", "ActiveVANClassifier() query",
+                  "ActiveVANClassifier() query + teach", "refit=False query + teach")
+
+
+def round_block(label, rounds=5, warm_up=3):
+    """Seconds per round of one learner of :func:`round_times`, after ``warm_up``
+    untimed rounds, over ``rounds`` rounds in a row."""
+    X, y = make_classification(3200, 20, n_informative=12, n_classes=10,
+                               n_clusters_per_class=1, random_state=4)
+    X = StandardScaler().fit_transform(X)
+    held, pool = np.arange(200), X[200:3200]
+
+    def new(k):  # the labels of round k (rows outside the pool's first 2,700)
+        return slice(3200 - 10 * (k + 1), 3200 - 10 * k)
+
+    if label.startswith("LogisticRegression"):
+        def round_(k):
+            labelled = np.r_[held, np.arange(3200)[new(k)]]
+            model = LogisticRegression(C=1.0, max_iter=1000).fit(X[labelled], y[labelled])
+            margin_sampling(model, pool, n_instances=10, batch="top")
+    else:
+        learner = ActiveVANClassifier(random_state=0, refit=not label.startswith("refit=False"))
+        learner.teach(X[held], y[held], classes=np.arange(10))
+
+        def round_(k):
+            learner.query(pool)
+            if label.endswith("teach"):
+                learner.teach(X[new(k)], y[new(k)])
+    for k in range(warm_up):
+        round_(k)
+    start = time.perf_counter()
+    for k in range(warm_up, warm_up + rounds):
+        round_(k)
+    return (time.perf_counter() - start) / rounds
+
+
 def round_times(repeats=5):
     """One labelling round on a pool of 3,000 rows with 10 classes (20 features,
     200 labels held, 10 more per round): the default classifier's ``query`` (10
     points) and ``teach``, its ``query`` alone, and ``refit=False``'s round, against
     ``LogisticRegression`` refitted on the labels plus ``predict_proba`` on the
-    pool and margin sampling's top 10; medians of alternating repeats."""
-    X, y = make_classification(3200, 20, n_informative=12, n_classes=10,
-                               n_clusters_per_class=1, random_state=4)
-    X = StandardScaler().fit_transform(X)
-    held, pool, new = np.arange(200), X[200:3200], slice(3190, 3200)
-    learners = {"ActiveVANClassifier()": ActiveVANClassifier(random_state=0),
-                "refit=False": ActiveVANClassifier(refit=False, random_state=0)}
-    for learner in learners.values():
-        learner.teach(X[held], y[held], classes=np.arange(10))
-    times = {"LogisticRegression refit + predict_proba": [], "ActiveVANClassifier() query": []}
-    times.update({f"{label} query + teach": [] for label in learners})
+    pool and margin sampling's top 10 (:func:`round_block`). Each learner's
+    rounds run in a process of their own, as a labelling loop does: in one
+    process, a round right after another library's was slowed, for a few
+    rounds, by the state of the BLAS threads that one left (scikit-learn's
+    refit after skvan's rounds took twice its time alone, and skvan's after
+    scikit-learn's as long). Per round, medians of ``repeats`` alternating
+    repeats."""
+    times = {label: [] for label in ROUND_LEARNERS}
     for _ in range(repeats):
-        start = time.perf_counter()
-        model = LogisticRegression(C=1.0, max_iter=1000).fit(X[:210], y[:210])
-        margin_sampling(model, pool, n_instances=10, batch="top")
-        times["LogisticRegression refit + predict_proba"].append(time.perf_counter() - start)
-        start = time.perf_counter()
-        learners["ActiveVANClassifier()"].query(pool)
-        times["ActiveVANClassifier() query"].append(time.perf_counter() - start)
-        for label, learner in learners.items():
-            start = time.perf_counter()
-            learner.query(pool)
-            learner.teach(X[new], y[new])
-            times[f"{label} query + teach"].append(time.perf_counter() - start)
-    base = np.median(times["LogisticRegression refit + predict_proba"])
-    print("\none round on a 3,000 x 20 pool with 10 classes, 200+ labels held "
-          f"(medians of {repeats} alternating repeats):")
+        for label in ROUND_LEARNERS:
+            out = subprocess.run([sys.executable, __file__, "--round-block", label],
+                                 capture_output=True, text=True, check=True).stdout
+            times[label].append(float(out.split()[-1]))
+    base = np.median(times[ROUND_LEARNERS[0]])
+    print("\none round on a 3,000 x 20 pool with 10 classes, 200+ labels held (a process per "
+          f"learner: 3 rounds, then 5 timed; medians of {repeats} alternating repeats):")
     for label, values in times.items():
         print(f"  {label:<44}{1e3 * np.median(values):>8.1f} ms  x{np.median(values) / base:5.1f}")
 
@@ -410,9 +438,16 @@ def main():
                         help="instead: accuracy at 50/100/200/400 labels and labels to 97%% "
                              "of full-data accuracy on seven sets, against random labels with "
                              "a LogisticRegression refit")
+    parser.add_argument("--round-block", choices=ROUND_LEARNERS,
+                        help="internal: time one learner's rounds (round_times) and print "
+                             "seconds per round")
     parser.add_argument("--held-out", action="store_true",
                         help="with --curves: four sets kept out of the choice of the defaults")
     args = parser.parse_args()
+    if args.round_block:
+        warnings.simplefilter("ignore")
+        print(round_block(args.round_block))
+        return None
     if args.curves:
         warnings.simplefilter("ignore")
         curves_table(args.seeds, args.held_out)
