@@ -178,3 +178,25 @@ def test_quadratic_objective_equals_least_squares(rng):
         np.testing.assert_allclose(quad.hessian(theta), lin.hessian(theta))
     half = quad.multiplied(0.5)
     assert np.isclose(half.value(theta), 0.5 * quad.value(theta))
+
+
+def test_hessian_diagonal_is_the_hessians_diagonal():
+    """hessian_diagonal, formed without the matrix for linear models (binary and
+    multinomial, penalty and gauge included), is the Hessian's diagonal."""
+    from skvan.objectives import FunctionObjective, MultinomialObjective
+
+    rng = np.random.RandomState(0)
+    X = np.c_[rng.randn(50, 4), np.ones(50)]
+    y = np.where(rng.rand(50) < 0.5, -1.0, 1.0)
+    Y = np.eye(3)[rng.randint(0, 3, 50)]
+    objectives = [
+        LinearModelObjective(X, y, LogisticLoss(), penalty=L2Penalty(np.r_[np.ones(4), 0.0])),
+        MultinomialObjective(X, Y, penalty=L2Penalty(np.full(15, 0.5))),
+        FunctionObjective(lambda t: float(np.sum(t**4)), 5, jac=lambda t: 4 * t**3,
+                          hess=lambda t: np.diag(12 * t**2)),
+    ]
+    for f in objectives:
+        theta = rng.randn(f.n_params)
+        H = f.hessian(theta)
+        np.testing.assert_allclose(f.hessian_diagonal(theta), np.diag(H), rtol=1e-13,
+                                   atol=1e-15 * np.abs(H).max())

@@ -31,10 +31,13 @@ class PointMass(ExpectationEstimator):
 
     def __call__(self, objective, family, hessian="exact", random_state=None):
         mean = family.mean
-        curvature = (objective.hessian(mean) if hessian == "exact"
-                     else objective.gauss_newton(mean))
-        if family.diagonal:
-            curvature = curvature.diagonal().copy()
+        if hessian == "exact":
+            curvature = (objective.hessian_diagonal(mean) if family.diagonal
+                         else objective.hessian(mean))
+        else:
+            curvature = objective.gauss_newton(mean)
+            if family.diagonal:
+                curvature = curvature.diagonal().copy()
         return Expectations(float(objective.value(mean)), objective.gradient(mean), curvature)
 
     def value(self, objective, family, mean, hessian=None):

@@ -32,6 +32,11 @@ class Objective(ABC):
     def hessian(self, theta):
         """Return ``hess f(theta)``, shape ``(n_params, n_params)``."""
 
+    def hessian_diagonal(self, theta):
+        """Return the diagonal of ``hess f(theta)``, shape ``(n_params,)`` (here from
+        the whole matrix; a linear model's without forming it)."""
+        return np.diag(self.hessian(theta)).copy()
+
     def smooth_cache(self):
         """A dict of what is computed from this objective's smooth part alone,
         shared with its copies under another penalty (``with_penalty``), whose

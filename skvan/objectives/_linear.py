@@ -458,6 +458,11 @@ class LinearModelObjective(RowsObjective):
         _, d2 = self.loss.derivatives(self.y, dot(self.X, theta))
         return add_diagonal(self.data_curvature(d2), self.penalty.hessian_diag(theta))
 
+    def hessian_diagonal(self, theta):
+        """The diagonal of :meth:`hessian`, one product with the squared rows."""
+        _, d2 = self.loss.derivatives(self.y, dot(self.X, theta))
+        return self.data_curvature(d2, diagonal=True) + self.penalty.hessian_diag(theta)
+
     def gauss_newton(self, theta):
         """The loss's per-sample Gauss-Newton curvature (``loss.gauss_newton``: the
         per-example gradient outer products, or ``J^T J`` for a squared loss) plus

@@ -350,6 +350,11 @@ class MultinomialObjective(RowsObjective):
         C[np.diag_indices_from(C)] += self.penalty.hessian_diag(theta)
         return C
 
+    def hessian_diagonal(self, theta):
+        """The diagonal of :meth:`hessian`, without the ``(K p, K p)`` matrix."""
+        _, _, H = self.loss.loss_derivatives(self.Y, self.predictors(theta))
+        return self.add_gauge(self.data_curvature(H, diagonal=True)) + self.penalty.hessian_diag(theta)
+
     def gauss_newton(self, theta):
         """Per-example gradient outer products plus the penalty's and the gauge's
         curvature."""

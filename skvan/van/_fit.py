@@ -209,8 +209,9 @@ def laplace_posterior(f, settings, start, random_state):
     result = settings.with_(objective="vo", batch_size=None).solve(
         f, family, random_state, schedule=GeometricSchedule(kappa * growth, growth),
         expectation=PointMass())
-    H = f.hessian(family.mean)
-    return type(start)(family.mean, H.diagonal().copy() if family.diagonal else H), result
+    mean = family.mean
+    H = f.hessian_diagonal(mean) if family.diagonal else f.hessian(mean)
+    return type(start)(mean, H), result
 
 
 def free_coordinates(f):
