@@ -468,8 +468,7 @@ def test_laplace_posterior_is_the_minimiser_and_the_hessian_there():
     X = np.c_[X, np.ones(len(X))]
     y = 2.0 * y - 1.0
     p = X.shape[1]
-    form = "full"
-    settings = FitSettings(beta=1.0, beta_growth="auto", auto_growth=100.0, covariance=form,
+    settings = FitSettings(beta=1.0, beta_growth="auto", auto_growth=100.0, covariance="full",
                            hessian="exact", expectation="quadrature", n_mc_samples=10,
                            objective="vo", batch_size=None, max_iter=100, tol=1e-8)
     prior = np.eye(p)
@@ -480,9 +479,9 @@ def test_laplace_posterior_is_the_minimiser_and_the_hessian_there():
 
     rng = np.random.RandomState(0)
     f = objective(slice(None))
-    cold, cold_run = laplace_posterior(f, settings, make_family(form, np.zeros(p), prior), rng)
+    cold, cold_run = laplace_posterior(f, settings, make_family("full", np.zeros(p), prior), rng)
     most, _ = laplace_posterior(objective(slice(0, 280)), settings,
-                                make_family(form, np.zeros(p), prior), rng)
+                                make_family("full", np.zeros(p), prior), rng)
     warm, warm_run = laplace_posterior(f, settings, most, rng)
     H = f.hessian(cold.mean)
     for family in (cold, warm):

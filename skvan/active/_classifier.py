@@ -140,12 +140,12 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
     the current mean, each one pass over the labels, to ``tol=1e-4`` as
     :class:`~skvan.VANLogisticRegression`), and sets the precision to the
     Hessian of ``f`` there, the prior's ``I / C`` included (the Laplace
-    approximation of the posterior; its diagonal for ``covariance="diag"``). The prior is the stream's, ``N(0, C I)`` over
-    ``[coef, intercept]``: unlike :class:`~skvan.VANLogisticRegression`, the
-    intercepts are penalised too, so that a class with no label yet has a
-    MAP. Its cost is that of a
-    :class:`~skvan.VANLogisticRegression` fit on the labels: a few Newton
-    iterations, each a pass over them.
+    approximation of the posterior; its diagonal for ``covariance="diag"``).
+    The prior is the stream's, ``N(0, C I)`` over ``[coef, intercept]``: unlike
+    :class:`~skvan.VANLogisticRegression`, the intercepts are penalised too, so
+    that a class with no label yet has a MAP. Its cost: a few Newton
+    iterations, each a pass over the labels (with a diagonal covariance, the
+    diagonal Newton steps take many more on correlated features).
 
     References
     ----------

@@ -12,7 +12,9 @@ class PointMass(ExpectationEstimator):
     row's predictor variance is negligible on the scale on which its loss bends
     (the other estimators' own shortcut there, without their test of ``Sigma``
     at every precision). :func:`~skvan.van.laplace_posterior` narrows ``q`` so.
-    Any objective with ``value``, ``gradient`` and ``hessian`` qualifies.
+    Any objective with ``value``, ``gradient`` and ``hessian`` qualifies; a
+    diagonal family takes ``hessian_diagonal`` (its Gauss-Newton curvature: the
+    whole matrix's diagonal).
 
     Examples
     --------

@@ -162,10 +162,11 @@ def laplace_posterior(f, settings, start, random_state):
     ----------
     f : LinearModelObjective
     settings : FitSettings
-        The run's tolerance, iterations, covariance and expectations (its
-        objective, batches and schedule are the ones above).
+        The run's tolerance, iterations, curvature (``hessian``) and verbosity;
+        its objective, batches, schedule and expectations are the ones above.
     start : FullGaussian or DiagonalGaussian
-        Where the mean starts (``start``'s form is the result's).
+        Where the mean starts; its form (full or diagonal) is the run's and the
+        result's.
     random_state : RandomState
 
     Returns
