@@ -369,12 +369,12 @@ def round_block(label, rounds=5, warm_up=3):
     X = StandardScaler().fit_transform(X)
     held, pool = np.arange(200), X[200:3200]
 
-    def new(k):  # the labels of round k (rows outside the pool's first 2,700)
+    def new(k):  # the labels of round k (the pool's last rows, 10 per round)
         return slice(3200 - 10 * (k + 1), 3200 - 10 * k)
 
     if label.startswith("LogisticRegression"):
-        def round_(k):
-            labelled = np.r_[held, np.arange(3200)[new(k)]]
+        def round_(k):  # every label so far, as teach keeps them
+            labelled = np.r_[held, np.arange(3200 - 10 * (k + 1), 3200)]
             model = LogisticRegression(C=1.0, max_iter=1000).fit(X[labelled], y[labelled])
             margin_sampling(model, pool, n_instances=10, batch="top")
     else:
