@@ -365,6 +365,20 @@ def test_refit_ends_fit_at_the_laplace_posterior_of_the_labels_used(breast_cance
     assert np.max(np.abs(stream.coef_ - clf.coef_)) > 1e-3  # the stream is another model
 
 
+def test_max_iter_bounds_the_rounds_not_the_refit(breast_cancer):
+    """Two rounds of fit, then a refit that converges (it had max_iter's two
+    iterations too, and warned) to the MAP of the 20 labels."""
+    X, y = breast_cancer
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        clf = ActiveVANClassifier(batch_size=10, max_iter=2, random_state=0).fit(X, y)
+    assert clf.n_labels_ == 20 and clf.n_refit_iter_ > 2
+    rows = clf.queried_indices_
+    ref = LogisticRegression(C=1.0, fit_intercept=False, tol=1e-12, max_iter=10_000).fit(
+        np.c_[X[rows], np.ones(rows.size)], y[rows])
+    np.testing.assert_allclose(clf.coef_, ref.coef_[:, :-1], atol=1e-5)
+
+
 def test_refit_after_teach_does_not_depend_on_the_order_of_the_labels(breast_cancer):
     X, y = breast_cancer
     a = ActiveVANClassifier(refit=True, random_state=0)

@@ -17,8 +17,11 @@ from ..objectives import L2Penalty
 from ..van import FitSettings, laplace_posterior
 from ._strategies import STRATEGIES
 
-#: The refit's convergence test (:class:`~skvan.VANLogisticRegression`'s default).
+#: The refit's convergence test and iterations (:class:`~skvan.VANLogisticRegression`'s
+#: defaults): the model a user would fit on the labels, whatever ``max_iter``
+#: bounds the rounds of :meth:`ActiveVANClassifier.fit`.
 REFIT_TOL = 1e-4
+REFIT_MAX_ITER = 100
 
 
 class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel):
@@ -88,7 +91,9 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
     n_mc_samples : int, default=10
         Draws per step when ``expectation="mc"``.
     max_iter : int, default=100
-        Maximum number of sVAN-Active iterations in :meth:`fit`.
+        Maximum number of sVAN-Active iterations (rounds) in :meth:`fit`. Not
+        the refit's: that one converges as a
+        :class:`~skvan.VANLogisticRegression` fit does, in up to 100 iterations.
     random_state : int, RandomState instance or None, default=None
         Breaks ties between equally informative points and seeds draws.
     verbose : int, default=0
@@ -396,7 +401,7 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
             beta=1.0, beta_growth="auto", auto_growth=AUTO_GROWTH_FULL_BATCH,
             covariance=self.covariance_, hessian="exact", expectation=self.expectation,
             n_mc_samples=self.n_mc_samples, objective="vo", batch_size=None,
-            max_iter=self.max_iter, tol=REFIT_TOL, verbose=self._step_verbose())
+            max_iter=REFIT_MAX_ITER, tol=REFIT_TOL, verbose=self._step_verbose())
         laplace, result = laplace_posterior(f, settings, self._family().reparametrised(s),
                                             self._stream_rng)
         self._unpack(laplace, s, Xd)
