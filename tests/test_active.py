@@ -426,6 +426,9 @@ def test_refit_on_several_classes():
     rows = clf.queried_indices_
     ref = LogisticRegression(C=1.0, fit_intercept=False, tol=1e-12, max_iter=10_000).fit(
         np.c_[X[rows], np.ones(rows.size)], y[rows])
-    np.testing.assert_allclose(clf.coef_, ref.coef_[:, :-1], atol=1e-5)
-    np.testing.assert_allclose(clf.intercept_, ref.coef_[:, -1], atol=1e-5)
+    # The refit's tolerance, 1e-4 of the largest coefficient (the gradient's bound
+    # may stop it as soon as it is provably there).
+    atol = 1e-4 * np.abs(ref.coef_).max()
+    np.testing.assert_allclose(clf.coef_, ref.coef_[:, :-1], atol=atol)
+    np.testing.assert_allclose(clf.intercept_, ref.coef_[:, -1], atol=atol)
     np.testing.assert_allclose(clf.predict_proba(X).sum(axis=1), 1.0, rtol=1e-12)

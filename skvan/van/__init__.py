@@ -36,7 +36,7 @@ from ._steps import (
     TrustRegion,
     default_step,
 )
-from ._stopping import LassoCertificate, MeanContraction, PassChange
+from ._stopping import GradientBound, LassoCertificate, MeanContraction, PassChange
 from ._working_set import solve_on_working_sets
 from ._fit import FitSettings, laplace_posterior
 from ._lasso import Design, LassoFit, LassoProblem, LassoSolver
@@ -61,6 +61,7 @@ __all__ = [
     "FitSettings",
     "FullStep",
     "GeometricSchedule",
+    "GradientBound",
     "GramPrecision",
     "KeepSigns",
     "LassoCertificate",

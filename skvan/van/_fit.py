@@ -12,11 +12,13 @@ import numpy as np
 
 from ..expectations import PointMass, make_expectation
 from ..expectations._base import NEGLIGIBLE
+from ..objectives import L2Penalty
+from ..objectives._linear import RowsObjective
 from ._batches import Minibatches
 from ._gram import family_from_parts
 from ._schedule import AveragingSchedule, GeometricSchedule
 from ._solver import VANSolver, warn_unconverged
-from ._stopping import MeanContraction, PassChange
+from ._stopping import GradientBound, MeanContraction, PassChange
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,11 @@ def laplace_posterior(f, settings, start, random_state):
     makes the precision ``kappa (P_0 + g H_0 + g^2 H_1 + ...)``, and every mean
     step at least ``g / (g + 1)`` of a damped Newton step of ``f`` from the
     first: from a start near ``theta*`` (the posterior before a few more rows
-    arrived) a few iterations, each one pass over the rows. The precision is
+    arrived) a few iterations, each one pass over the rows. The run stops by
+    :class:`~skvan.van.MeanContraction`, or where a ridge on every coordinate
+    makes ``f`` strongly convex, once the gradient bounds the distance left
+    (:class:`~skvan.van.GradientBound`: a diagonal family's steps zig-zag on
+    correlated features, where the contraction reads as slow). The precision is
     then the Hessian of ``f`` at the mean (its diagonal for a diagonal family).
 
     Parameters
@@ -209,10 +215,21 @@ def laplace_posterior(f, settings, start, random_state):
     growth = settings.auto_growth
     result = settings.with_(objective="vo", batch_size=None).solve(
         f, family, random_state, schedule=GeometricSchedule(kappa * growth, growth),
-        expectation=PointMass())
+        expectation=PointMass(), stop=GradientBound(settings.tol, _ridge_modulus(f)))
     mean = family.mean
     H = f.hessian_diagonal(mean) if family.diagonal else f.hessian(mean)
     return type(start)(mean, H), result
+
+
+def _ridge_modulus(f):
+    """The smallest ridge ``lambda_j`` of a linear model ``f`` (its losses are
+    convex, so ``hess f >= min_j lambda_j I``), or 0 where some coordinate has
+    none or the penalty is not a ridge."""
+    penalty = getattr(f, "penalty", None)
+    if not isinstance(penalty, L2Penalty) or not isinstance(f, RowsObjective):
+        return 0.0
+    strength = np.broadcast_to(penalty.strength, (f.n_params,))
+    return float(np.min(strength)) if strength.size else 0.0
 
 
 def free_coordinates(f):

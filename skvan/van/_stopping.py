@@ -208,6 +208,63 @@ class PassChange:
         scale = max(float(np.max(np.abs(mean))) if mean.size else 0.0, 1e-12)
         return bool(self.distance <= self.tol * scale)
 
+class GradientBound:
+    """Stop when the mean is provably within ``tol`` of the minimiser of a
+    strongly convex ``f``, or when ``fallback`` passes.
+
+    For ``f`` ``m``-strongly convex (``hess f >= m I``: a convex loss plus a ridge
+    of at least ``m`` on every coordinate) the minimiser ``theta*`` satisfies
+    ``||mu - theta*||_inf <= ||mu - theta*||_2 <= ||grad f(mu)||_2 / m``: the test
+    passes when that bound is at most ``tol * max(|mu|_inf, min_scale)``, ``f``'s
+    gradient at the mean (one pass) taken only where ``fallback`` has not passed.
+    A run whose steps shrink but zig-zag (a diagonal family's Newton steps on
+    correlated features), where the fallback's contraction estimate stays near
+    1, then stops once its gradient says so, instead of at ``max_iter``. For a
+    run whose expectations are ``f``'s derivatives at the mean
+    (:func:`~skvan.van.laplace_posterior`'s).
+
+    Parameters
+    ----------
+    tol : float
+        Relative tolerance, ``>= 0``.
+    modulus : float
+        ``m``, ``>= 0``; 0 leaves the fallback alone.
+    fallback : MeanContraction or None, default=None
+        The test otherwise (None: ``MeanContraction(tol)``).
+    min_scale : float, default=1e-12
+        The scale ``tol`` is relative to when ``|mu|_inf`` is smaller.
+    """
+
+    def __init__(self, tol, modulus, fallback=None, min_scale=1e-12):
+        self.tol = tol
+        self.modulus = modulus
+        self.fallback = fallback
+        self.min_scale = min_scale
+
+    def reset(self):
+        """Forget a previous run."""
+        if self.fallback is None:
+            self.fallback = MeanContraction(self.tol, self.min_scale)
+        self.fallback.reset()
+        self.distance = np.inf
+
+    def settled(self):
+        """The fallback's :meth:`MeanContraction.settled`."""
+        return self.fallback.settled()
+
+    def __call__(self, solver):
+        """Whether the mean has converged after this iteration (sets ``distance``)."""
+        converged = self.fallback(solver)
+        self.distance = self.fallback.distance
+        if converged or not self.modulus > 0 or solver.fraction == 0.0:
+            return converged
+        mean = solver.family.mean
+        bound = float(np.linalg.norm(solver.f.gradient(mean))) / self.modulus
+        self.distance = min(self.distance, bound)
+        scale = max(float(max_of(np.abs(mean))) if mean.size else 0.0, self.min_scale)
+        return bool(bound <= self.tol * scale)
+
+
 class LassoCertificate:
     """Convergence test for L1-penalised least squares: the support read off ``q``
     passes the KKT check.
