@@ -216,7 +216,10 @@ class GradientBound:
     of at least ``m`` on every coordinate) the minimiser ``theta*`` satisfies
     ``||mu - theta*||_inf <= ||mu - theta*||_2 <= ||grad f(mu)||_2 / m``: the test
     passes when that bound is at most ``tol * max(|mu|_inf, min_scale)``, ``f``'s
-    gradient at the mean (one pass) taken only where ``fallback`` has not passed.
+    gradient at the mean (one pass) taken only where ``fallback`` has not passed
+    and the last step was within that tolerance itself (zig-zagging steps near
+    the minimiser are; a Newton-like run's are about when its contraction
+    passes anyway).
     A run whose steps shrink but zig-zag (a diagonal family's Newton steps on
     correlated features), where the fallback's contraction estimate stays near
     1, then stops once its gradient says so, instead of at ``max_iter``. For a
@@ -259,9 +262,12 @@ class GradientBound:
         if converged or not self.modulus > 0 or solver.fraction == 0.0:
             return converged
         mean = solver.family.mean
+        scale = max(float(max_of(np.abs(mean))) if mean.size else 0.0, self.min_scale)
+        step = solver.mean_change
+        if step.size and float(max_of(np.abs(step))) > self.tol * scale:
+            return False  # (the contraction decides; no gradient pass for the bound)
         bound = float(np.linalg.norm(solver.f.gradient(mean))) / self.modulus
         self.distance = min(self.distance, bound)
-        scale = max(float(max_of(np.abs(mean))) if mean.size else 0.0, self.min_scale)
         return bool(bound <= self.tol * scale)
 
 
