@@ -353,7 +353,8 @@ class MultinomialObjective(RowsObjective):
     def hessian_diagonal(self, theta):
         """The diagonal of :meth:`hessian`, without the ``(K p, K p)`` matrix."""
         _, _, H = self.loss.loss_derivatives(self.Y, self.predictors(theta))
-        return self.add_gauge(self.data_curvature(H, diagonal=True)) + self.penalty.hessian_diag(theta)
+        C = self.add_gauge(self.data_curvature(H, diagonal=True))
+        return C + self.penalty.hessian_diag(theta)
 
     def gauss_newton(self, theta):
         """Per-example gradient outer products plus the penalty's and the gauge's

@@ -204,8 +204,10 @@ def laplace_posterior(f, settings, start, random_state):
     ...                        max_iter=100, tol=1e-8)
     >>> q, run = laplace_posterior(f, settings, make_family("full", np.zeros(3), np.eye(3)),
     ...                            np.random.RandomState(0))
-    >>> bool(np.abs(f.gradient(q.mean)).max() < 1e-8), bool(np.allclose(q.precision, f.hessian(q.mean)))
-    (True, True)
+    >>> bool(np.abs(f.gradient(q.mean)).max() < 1e-8)
+    True
+    >>> bool(np.allclose(q.precision, f.hessian(q.mean)))
+    True
     """
     trace = float(np.sum(start.marginal_variance()))
     # (Twice the factor: the expectations' own test of the bound must not fail
