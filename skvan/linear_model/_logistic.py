@@ -68,6 +68,10 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         "diag", a diagonal covariance (VAN-D, slower to converge on correlated
         features). "auto" picks the cheapest of "full" and "dual" within the
         memory budget, else "operator" (VO) or "diag" (VI); see the user guide.
+        With more than two classes (a linear predictor per class) the Gram forms
+        do not apply: "auto" keeps "full" up to 4,096 parameters and "diag"
+        beyond, whose steps may not reach the optimum within ``max_iter`` on
+        correlated features (a ConvergenceWarning says so).
     hessian : {"exact", "gauss_newton"}, default="exact"
         Curvature in the precision update: expected Hessian, or the Gauss-Newton
         curvature, here the sum of per-example gradient outer products (VAG).
