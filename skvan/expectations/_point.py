@@ -1,5 +1,7 @@
 """Expectations under a point mass: the VO limit, where ``q`` has narrowed to its mean."""
 
+import numpy as np
+
 from ._base import ExpectationEstimator, Expectations
 
 
@@ -31,6 +33,9 @@ class PointMass(ExpectationEstimator):
 
     deterministic = True
 
+    def __init__(self):
+        self._last = (None, None, None)  # (objective, mean, value) of the last value asked
+
     def __call__(self, objective, family, hessian="exact", random_state=None):
         mean = family.mean
         if hessian == "exact":
@@ -40,7 +45,15 @@ class PointMass(ExpectationEstimator):
             curvature = objective.gauss_newton(mean)
             if family.diagonal:
                 curvature = curvature.diagonal().copy()
-        return Expectations(float(objective.value(mean)), objective.gradient(mean), curvature)
+        return Expectations(self.value(objective, family, mean), objective.gradient(mean),
+                            curvature)
 
     def value(self, objective, family, mean, hessian=None):
-        return float(objective.value(mean))
+        """``f(mean)``; the value at the mean a step search accepted is not
+        computed again for the expectations there."""
+        last_objective, last_mean, last_value = self._last
+        if last_objective is objective and np.array_equal(last_mean, mean):
+            return last_value
+        value = float(objective.value(mean))
+        self._last = (objective, np.array(mean, copy=True), value)
+        return value
