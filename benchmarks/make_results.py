@@ -121,8 +121,8 @@ SECTIONS = [
      "On breast_cancer the 20 starting labels reach the target, and the ratio to random "
      "sampling's labels leaves it out; on wine one round does, for every learner (its "
      "ratio is 1 whatever the queries). The refit costs its time on digits' 10 classes "
-     "(a Laplace refit per round, about 0.1 s). The round times vary by about 10% "
-     "between runs."),
+     "(a Laplace refit per round, about 0.1 s). The round times vary by about 15% "
+     "between runs, their ratios by a few percent."),
     ("wide", "Wide and sparse data",
      "python benchmarks/bench_wide.py --repeats 3",
      "Matched accuracy: relative coefficient error at most 1e-3; medians of "
