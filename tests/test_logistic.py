@@ -59,16 +59,22 @@ def test_variants_reach_the_same_optimum(kw, tolerance, breast_cancer):
     assert _rel_err(van, _sklearn(X, y, 1.0)) <= tolerance
 
 
-def test_minibatch_svan_approaches_the_optimum(breast_cancer):
-    """sVAN with the paper's constant beta is a 1/t stochastic approximation: the
-    error keeps shrinking with more steps (measured: 0.46 after 100 steps of 64
-    rows, 0.11 after 3000) and the classifier is as accurate as the optimum's."""
+def test_minibatch_svan_reaches_the_optimum_at_a_linear_rate(breast_cancer):
+    """sVAN remembers each row's integrals (variance reduction): passes over
+    minibatches of 64 rows converge to the full-batch optimum, not to a noise
+    floor (measured against newton-cholesky: 3e-3 to 7e-3 after 6 passes over
+    three seeds, 1.2e-11 after 12, that solver's own accuracy), and the
+    classifier is as accurate as the optimum's."""
     X, y = breast_cancer
     ref = _sklearn(X, y, 1.0)
-    fits = [VANLogisticRegression(batch_size=64, max_iter=m, random_state=0).fit(X, y) for m in (100, 2000)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fits = [VANLogisticRegression(batch_size=64, max_iter=m, tol=0.0, random_state=0).fit(X, y)
+                for m in (6, 12)]
     errs = [_rel_err(f, ref) for f in fits]
-    assert errs[1] < 0.6 * errs[0]
-    assert fits[1].score(X, y) >= ref.score(X, y) - 0.01
+    assert errs[0] > 1e-4
+    assert errs[1] < 1e-9
+    assert fits[1].score(X, y) == ref.score(X, y)
 
 
 def test_vi_matches_laplace_on_a_well_conditioned_problem():

@@ -1,4 +1,4 @@
-"""sVAN (minibatches) and streams: the averaging schedule, passes, warnings."""
+"""sVAN (minibatches) and streams: row memory, the schedules, passes, warnings."""
 
 import warnings
 
@@ -10,7 +10,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss
 
 from skvan import VANLassoRegressor, VANLogisticRegression
-from skvan.van import VI, VO, AveragingSchedule, PassChange
+from skvan.van import VI, VO, AveragingSchedule, IncrementalSchedule, PassChange
 
 
 def _objective(X, y, C, coef, intercept):
@@ -67,22 +67,25 @@ def test_pass_change_tests_only_at_the_end_of_a_pass():
     assert stop.distance == pytest.approx(1e-4)
 
 
-def test_svan_keeps_improving_where_the_constant_beta_froze(breast_cancer):
-    """breast_cancer in minibatches of 10 (the paper's setting): 20 passes of the
-    averaging schedule reach 1e-3 of the optimal objective; the paper's constant
-    beta (running-sum precision) stays more than ten times further."""
+def test_svan_converges_where_the_constant_beta_crawls(breast_cancer):
+    """breast_cancer in minibatches of 10 (the paper's setting): the default
+    (rows remembered, full-batch schedule per pass) stops at its tolerance within
+    ten passes at the optimum (measured: 8 passes, 2.5e-13 below lbfgs's
+    objective at tol 1e-12); the paper's constant beta on the minibatches' own
+    estimates is still 4.5% above it after 20 passes."""
     X, y = breast_cancer
     best = _optimum(X, y)
-    gaps = {}
-    for growth in ("auto", 1.0):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            clf = VANLogisticRegression(batch_size=10, beta_growth=growth, max_iter=20,
-                                        random_state=0).fit(X, y)
-        gaps[growth] = _gap(clf, X, y, best)
-        assert clf.n_iter_[0] == 20
-    assert 0 <= gaps["auto"] < 1e-3
-    assert gaps[1.0] > 10 * gaps["auto"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        clf = VANLogisticRegression(batch_size=10, max_iter=20, random_state=0).fit(X, y)
+    assert clf.n_iter_[0] <= 10
+    assert abs(_gap(clf, X, y, best)) < 1e-11
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        paper = VANLogisticRegression(batch_size=10, beta_growth=1.0, max_iter=20,
+                                      random_state=0).fit(X, y)
+    assert paper.n_iter_[0] == 20
+    assert _gap(paper, X, y, best) > 1e-2
 
 
 def test_stochastic_fit_counts_passes_and_warns_at_its_limit(breast_cancer):
@@ -167,3 +170,217 @@ def test_one_pass_in_one_percent_batches_is_near_the_full_fit():
 def test_stream_size_is_validated():
     with pytest.raises(ValueError, match="stream_size"):
         VANLogisticRegression(stream_size=0).partial_fit([[0.0], [1.0]], [0, 1], classes=[0, 1])
+
+
+# -- variance reduction: each row's integrals remembered (RowMemory) ---------------------
+
+def _memory_run(f, inner):
+    """A RowMemory reset on ``f`` as a stochastic VO run would reset it."""
+    from types import SimpleNamespace
+
+    from skvan.expectations import RowMemory
+
+    memory = RowMemory(inner)
+    memory.reset(SimpleNamespace(f=f, objective_=VO(), batches_=SimpleNamespace(stochastic=True)))
+    return memory
+
+
+def _logistic_objective(rng, n=60, p=4):
+    from skvan.objectives import L2Penalty, LinearModelObjective
+    from skvan.objectives._losses import LogisticLoss
+
+    X = rng.standard_normal((n, p))
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    return LinearModelObjective(X, y, LogisticLoss(), penalty=L2Penalty(np.ones(p)))
+
+
+def _multinomial_objective(rng, n=60, p=4, K=3):
+    from skvan.objectives import L2Penalty, MultinomialObjective
+
+    X = rng.standard_normal((n, p))
+    return MultinomialObjective(X, np.eye(K)[rng.integers(0, K, n)], penalty=L2Penalty(np.ones(K * p)))
+
+
+@pytest.mark.parametrize("kind", ["logistic", "multinomial"])
+def test_row_memory_sums_are_the_rows_integrals(kind):
+    """After refreshes of random minibatches under random families, the kept sums
+    equal X^T (w r) and X^T diag(w E[c]) X recomputed from the rows' memory; and
+    once every row was integrated under one family the expectations are the
+    whole data's under it (the minibatch's own estimate before that)."""
+    from skvan.expectations import GaussHermiteQuadrature, SoftmaxCubature
+    from skvan.van import make_family
+
+    rng = np.random.default_rng(0)
+    f = _logistic_objective(rng) if kind == "logistic" else _multinomial_objective(rng)
+    inner = GaussHermiteQuadrature if kind == "logistic" else SoftmaxCubature
+    memory, n = _memory_run(f, inner()), f.n_samples
+    for _ in range(12):
+        family = make_family("full", 0.5 * rng.standard_normal(f.n_params),
+                             np.eye(f.n_params) * rng.uniform(1, 50))
+        memory(f.subsample(np.sort(rng.choice(n, 10, replace=False))), family)
+    _, r, h = memory._rows
+    np.testing.assert_allclose(memory._sum_r, f.data_gradient(r), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(memory._sum_h, f.data_curvature(h), rtol=0, atol=1e-12)
+
+    memory = _memory_run(f, inner())
+    family = make_family("full", 0.3 * rng.standard_normal(f.n_params), 3.0 * np.eye(f.n_params))
+    order = rng.permutation(n)
+    for k in range(6):
+        batch = f.subsample(np.sort(order[10 * k:10 * k + 10]))
+        got = memory(batch, family)
+        if k < 5:
+            assert not memory.complete
+            np.testing.assert_allclose(got.gradient, inner()(batch, family).gradient, rtol=1e-13)
+    assert memory.complete
+    want = inner()(f, family)
+    assert got.value == pytest.approx(want.value, rel=1e-13)
+    np.testing.assert_allclose(got.gradient, want.gradient, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got.curvature, want.curvature, rtol=0, atol=1e-12)
+
+
+def test_row_memory_gradient_is_each_rows_first_order_model():
+    """With every row integrated at mean mu, the gradient at mu + h d is the rows'
+    models' (E[l'] + E[l''] x^T h d): off the true one by O(h^2), so halving h
+    quarters the error."""
+    from skvan.expectations import GaussHermiteQuadrature
+    from skvan.van import make_family
+
+    rng = np.random.default_rng(1)
+    f = _logistic_objective(rng)
+    mean, precision = rng.standard_normal(f.n_params), 4.0 * np.eye(f.n_params)
+    d = rng.standard_normal(f.n_params)
+    errors = []
+    for h in (1e-2, 5e-3):
+        memory = _memory_run(f, GaussHermiteQuadrature())
+        memory(f, make_family("full", mean, precision))
+        moved = make_family("full", mean + h * d, precision)
+        # a batch of no new information: one row refreshed at the moved mean
+        got = memory(f.subsample(np.array([0])), moved)
+        errors.append(np.abs(got.gradient - GaussHermiteQuadrature()(f, moved).gradient).max())
+    assert 3.0 < errors[0] / errors[1] < 5.0
+
+
+def test_row_memory_counts_a_repeated_row_once():
+    """A batch across two passes may hold a row twice: it is remembered once."""
+    from skvan.expectations import GaussHermiteQuadrature
+    from skvan.van import make_family
+
+    rng = np.random.default_rng(2)
+    f = _logistic_objective(rng, n=20)
+    family = make_family("full", rng.standard_normal(f.n_params), np.eye(f.n_params))
+    once, twice = _memory_run(f, GaussHermiteQuadrature()), _memory_run(f, GaussHermiteQuadrature())
+    once(f.subsample(np.arange(20)), family)
+    got = twice(f.subsample(np.r_[np.arange(20), 3, 7]), family)
+    assert twice.n_seen_ == 20
+    np.testing.assert_allclose(twice._sum_h, once._sum_h, rtol=1e-14)
+    np.testing.assert_allclose(got.gradient, once(f.subsample(np.arange(20)), family).gradient,
+                               rtol=1e-13)
+
+
+def test_incremental_schedule_averages_then_grows_by_growth_per_pass():
+    """Before the estimates are complete, AveragingSchedule's rates; from then,
+    VO's precision grows by ``growth`` over ``steps_per_pass`` steps (from the
+    concentration reached) and each mean step is (g - 1)/g of a Newton step;
+    VI's rates are the constant beta's."""
+    from types import SimpleNamespace
+
+    from skvan.van import IncrementalSchedule
+
+    schedule, averaging = IncrementalSchedule(1.0, 100.0, steps_per_pass=4), AveragingSchedule(1.0)
+    solver = SimpleNamespace(iteration=0, expectation=SimpleNamespace(complete=False))
+    for t in range(3):
+        solver.iteration = t
+        schedule.observe(solver)
+        assert schedule.rates(t, VO()) == averaging.rates(t, VO())
+    solver.iteration, solver.expectation.complete = 3, True
+    schedule.observe(solver)
+    assert schedule.complete_at_ == 3
+    c = averaging.concentration(3, VO())
+    P = c  # P ~ c H with a unit scalar curvature
+    for t in range(3, 7):
+        rates = schedule.rates(t, VO())
+        P = rates.keep * P + rates.beta
+        assert rates.mean / P == pytest.approx(1.0 - 100.0 ** -0.25)
+    assert P == pytest.approx(100.0 * c)
+    assert schedule.rates(5, VI()) == VI().rates(0.0, 1.0)
+
+
+def test_damped_newton_step_shortens_long_steps_only_on_complete_estimates():
+    """The mean step d is taken as d / (1 + sqrt(d^T C d)); a minibatch's own
+    estimate (complete False) is stepped whole."""
+    from types import SimpleNamespace
+
+    from skvan.expectations import Expectations
+    from skvan.van import DampedNewtonStep, VANSolver, make_family
+    from skvan.van._schedule import Rates
+
+    for complete in (True, False):
+        family = make_family("full", np.zeros(2), np.eye(2))
+        solver = VANSolver(None, SimpleNamespace(complete=complete), family)
+        solver.expect = Expectations(0.0, np.array([-4.0, 0.0]), np.diag([1.0, 3.0]))
+        solver.rates, solver.previous_precision = Rates(1.0, 1.0, 1.0), family.precision
+        fraction = DampedNewtonStep().take(solver)
+        # P = I + C = diag(2, 4); d = -P^-1 g = (2, 0); d^T C d = 4
+        assert fraction == pytest.approx(1.0 / 3.0 if complete else 1.0, rel=1e-15)
+        np.testing.assert_allclose(family.mean, [2.0 * fraction, 0.0], rtol=1e-15)
+
+
+def test_svan_vi_ends_at_the_full_batch_posterior(breast_cancer):
+    """objective='vi' with minibatches of 50: the fixed point with every row's
+    integrals under the current q is the full data's VI posterior (measured: mean
+    and covariance within 1.2e-5 after 20 passes, 3e-9 after 40)."""
+    X, y = breast_cancer
+    ref = VANLogisticRegression(objective="vi", tol=1e-10, max_iter=1000).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = VANLogisticRegression(objective="vi", batch_size=50, max_iter=40, tol=0.0,
+                                    random_state=0).fit(X, y)
+    assert np.abs(clf.coef_ - ref.coef_).max() < 3e-7 * np.abs(ref.coef_).max()
+    assert np.abs(clf.sigma_ - ref.sigma_).max() < 3e-7 * np.abs(ref.sigma_).max()
+
+
+def test_multinomial_svan_reaches_the_optimum():
+    """wine's three classes in minibatches of 20: 1.9e-11 of the optimum after
+    10 passes (measured)."""
+    from sklearn.datasets import load_wine
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_wine(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    ref = VANLogisticRegression(tol=1e-12, max_iter=1000).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = VANLogisticRegression(batch_size=20, max_iter=10, tol=0.0, random_state=0).fit(X, y)
+    assert np.abs(clf.coef_ - ref.coef_).max() < 2e-9 * np.abs(ref.coef_).max()
+
+
+def test_sparse_svan_equals_dense(breast_cancer):
+    import scipy.sparse as sp
+
+    X, y = breast_cancer
+    X = X * (np.abs(X) > 0.8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fits = [VANLogisticRegression(batch_size=50, max_iter=12, tol=0.0, random_state=0).fit(Z, y)
+                for Z in (X, sp.csr_matrix(X))]
+    np.testing.assert_allclose(fits[1].coef_, fits[0].coef_, rtol=0,
+                               atol=1e-12 * np.abs(fits[0].coef_).max())
+
+
+def test_rows_are_remembered_only_where_their_models_can_be_formed():
+    """Variance reduction needs beta_growth='auto', a full covariance and
+    deterministic row integrals; otherwise sVAN keeps its averaging schedule
+    (the paper's constant beta, a diagonal family, Monte Carlo)."""
+    from skvan.expectations import GaussHermiteQuadrature, MonteCarlo
+    from skvan.van import FitSettings
+
+    base = FitSettings(beta=1.0, beta_growth="auto", auto_growth=100.0, covariance="full",
+                       hessian="exact", expectation="quadrature", n_mc_samples=10,
+                       objective="vo", batch_size=10, max_iter=10, tol=1e-4)
+    assert base.remembers_rows(100, GaussHermiteQuadrature())
+    assert not base.remembers_rows(10, GaussHermiteQuadrature())  # the full batch
+    assert not base.remembers_rows(100, MonteCarlo(10))
+    assert not base.with_(covariance="diag").remembers_rows(100, GaussHermiteQuadrature())
+    assert not base.with_(beta_growth=1.0).remembers_rows(100, GaussHermiteQuadrature())
+    assert isinstance(base.schedule(100, "vo", memory=True), IncrementalSchedule)
+    assert type(base.schedule(100, "vo")) is AveragingSchedule

@@ -8,6 +8,7 @@ from ._map_reduce import MapReduce
 from ._prior import GaussianPriorTerm
 from ._monte_carlo import CumulativeScale, MonteCarlo, RankOnePath, rank_utilities
 from ._point import PointMass
+from ._memory import RowMemory
 from ._evolution import evolution_strategy, population_size
 from ._quadrature import (
     AUTO_NODES,
@@ -34,6 +35,7 @@ __all__ = [
     "MonteCarlo",
     "PointMass",
     "RankOnePath",
+    "RowMemory",
     "SoftmaxCubature",
     "evolution_strategy",
     "gaussian_average",

@@ -10,14 +10,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..expectations import PointMass, make_expectation
+from ..expectations import LinearPredictorExpectation, PointMass, RowMemory, make_expectation
 from ..expectations._base import NEGLIGIBLE
 from ..objectives import L2Penalty
 from ..objectives._linear import RowsObjective
 from ._batches import Minibatches
 from ._gram import family_from_parts
-from ._schedule import AveragingSchedule, GeometricSchedule
+from ._schedule import AveragingSchedule, GeometricSchedule, IncrementalSchedule
 from ._solver import VANSolver, warn_unconverged
+from ._steps import DampedNewtonStep
 from ._stopping import GradientBound, MeanContraction, PassChange
 
 
@@ -59,20 +60,37 @@ class FitSettings:
         """Minibatch steps in one data pass (1 on the full batch)."""
         return -(-n_samples // self.batch_size) if self.stochastic(n_samples) else 1
 
+    def remembers_rows(self, n_samples, expectation):
+        """Whether minibatch steps keep every row's integrals
+        (:class:`~skvan.expectations.RowMemory`, variance-reduced sVAN): with
+        ``beta_growth="auto"`` on minibatches, for a full covariance and an
+        estimator that integrates the rows deterministically. A diagonal family
+        cannot form the rows' first-order models (they need the whole curvature),
+        and a number for ``beta_growth`` is the paper's sVAN on the minibatches'
+        own estimates."""
+        return (self.beta_growth == "auto" and self.covariance == "full"
+                and self.stochastic(n_samples)
+                and isinstance(expectation, LinearPredictorExpectation))
+
     def exact_full_batch(self, n_samples):
         """Whether iterations can run on ``X^T X`` alone (closed forms, every row)."""
         return self.expectation == "exact" and not self.stochastic(n_samples)
 
-    def schedule(self, n_samples, objective):
+    def schedule(self, n_samples, objective, memory=False):
         """The schedule of the rates. ``beta_growth="auto"``: geometric growth for VO
         on the full data (``auto_growth``; constant with Monte Carlo where
         ``constant_for_mc``), constant ``beta`` for VI on the full data (a damping
-        weight), and sVAN's :class:`~skvan.van.AveragingSchedule` with minibatches.
+        weight), and with minibatches sVAN's :class:`~skvan.van.IncrementalSchedule`
+        where the rows' integrals are remembered (``memory``: ``auto_growth`` per
+        data pass once every row is) or its :class:`~skvan.van.AveragingSchedule`.
         A number is the paper's geometric schedule ``beta * growth**t`` everywhere
         (``1`` with minibatches: the paper's sVAN)."""
         growth = self.beta_growth
         if growth == "auto":
             if self.stochastic(n_samples):
+                if memory:
+                    return IncrementalSchedule(self.beta, self.auto_growth,
+                                               self.steps_per_pass(n_samples))
                 return AveragingSchedule(self.beta)
             if self.constant_for_mc and self.expectation == "mc":
                 growth = 1.0
@@ -110,12 +128,18 @@ class FitSettings:
         ``n_iter`` is in the same unit as ``max_iter``."""
         objective = self.objective if objective is None else objective
         n_samples = getattr(f, "n_samples", None)
-        if schedule is None:
-            schedule = self.schedule(n_samples, objective)
         per_pass = self.steps_per_pass(n_samples)
+        if expectation is None:
+            expectation = make_expectation(self.expectation, self.n_mc_samples, f)
+            if self.remembers_rows(n_samples, expectation):
+                expectation = RowMemory(expectation)
+        memory = isinstance(expectation, RowMemory)
+        if schedule is None:
+            schedule = self.schedule(n_samples, objective, memory)
+        if step is None and memory:
+            step = DampedNewtonStep()
         solver = VANSolver(
-            f, (make_expectation(self.expectation, self.n_mc_samples, f)
-                if expectation is None else expectation), family,
+            f, expectation, family,
             objective=objective, schedule=schedule, hessian=self.hessian, step=step,
             stop=self.stop(n_samples) if stop is None else stop,
             batches=Minibatches(self.batch_size) if self.stochastic(n_samples) else None,
@@ -132,7 +156,8 @@ class FitSettings:
         if self.covariance == "diag":
             tips.append("use covariance='full' (the diagonal family zig-zags on "
                         "correlated features)")
-        if isinstance(schedule, AveragingSchedule):
+        if isinstance(schedule, AveragingSchedule) and not isinstance(schedule,
+                                                                     IncrementalSchedule):
             tips.append("use larger minibatches, or the full batch (batch_size=None), "
                         "which converges linearly")
         elif schedule.growth == 1.0 and (self.objective == "vo" or schedule.beta < 1):

@@ -353,3 +353,68 @@ class AveragingSchedule:
             rho = min(rho, self.beta)
         c, c_before = self.concentration(t, objective), self.concentration(t - 1, objective)
         return Rates(rho * c, (1.0 - rho) * c / c_before, rho * c)
+
+
+class IncrementalSchedule(AveragingSchedule):
+    """sVAN's schedule with row memory (:class:`~skvan.expectations.RowMemory`):
+    :class:`AveragingSchedule` while the minibatches' estimates are noisy, the
+    full-batch schedule, per data pass, once they are the whole data's.
+
+    Until every row has been integrated once, each estimate is a minibatch's
+    (scaled to the data), and its noise is averaged as :class:`AveragingSchedule`
+    does. From the iteration ``T`` whose expectations first cover every row
+    (``complete`` on the solver's estimator), the estimate's error is the
+    staleness of the rows' integrals, which vanishes as the iterates settle.
+    Under VO, with ``c`` the concentration reached (``P ~ c H``) and ``k`` steps
+    per data pass, ``g = growth**(1/k)``::
+
+        beta_t = c (g - 1) g**(t - T),   P <- P + beta_t C,
+        mu <- mu - beta_t P^-1 E[grad f]
+
+    so that ``P`` grows by ``growth`` over a data pass, as full-batch VO's does in
+    an iteration, and each step is ``(g - 1) / g`` of a Newton step on the rows'
+    models: over a pass the distance to the minimiser contracts about as much
+    as one full-batch iteration's, while no single step trusts models whose
+    rows were last integrated up to a pass ago. (Whole Newton steps per
+    minibatch converge faster where the models hold, and oscillate without
+    converging on nearly separable multinomial data, whose rows' models fail
+    as a confident prediction flips.) Under VI the damping is the constant
+    ``beta`` (``P <- (1 - beta) P + beta C``), as on the full batch.
+
+    Parameters
+    ----------
+    beta : float, default=1.0
+        ``> 0`` (at most 1 under VI).
+    growth : float, default=100.0
+        ``> 1``: VO's growth of ``P`` over a data pass once the estimates are complete.
+    steps_per_pass : int, default=1
+        Minibatch steps in a data pass, ``>= 1``.
+
+    Attributes
+    ----------
+    complete_at_ : int or None
+        ``T``, once reached.
+    """
+
+    def __init__(self, beta=1.0, growth=100.0, steps_per_pass=1):
+        super().__init__(beta)
+        self.growth = float(growth)
+        self.steps_per_pass = int(steps_per_pass)
+
+    def observe(self, solver):
+        """Note the first iteration whose expectations cover every row."""
+        if solver.iteration == 0:
+            self.complete_at_ = None
+        if self.complete_at_ is None and getattr(solver.expectation, "complete", True):
+            self.complete_at_ = solver.iteration
+
+    def rates(self, t, objective):
+        """:class:`Rates` of iteration ``t``: the averaging ones before ``T``."""
+        T = self.complete_at_
+        if T is None:
+            return super().rates(t, objective)
+        if objective.name == "vi":
+            return objective.rates(np.log(self.beta), 1.0)
+        g = self.growth ** (1.0 / self.steps_per_pass)
+        c = self.concentration(T, objective)  # P ~ c H after T averaging steps
+        return objective.rates(np.log(c * (g - 1.0)) + (t - T) * np.log(g), g)

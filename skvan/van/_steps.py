@@ -504,3 +504,30 @@ class KeepSigns:
         cross = self._decided & (self._mean * (self._mean + step) < 0)
         step[cross] = -self._mean[cross]
         return step
+
+
+class DampedNewtonStep(FullStep):
+    """Precision as scheduled; the mean step ``d`` shortened to ``d / (1 + lambda)``,
+    ``lambda = sqrt(d^T C d)`` its length in the metric of the expected curvature
+    ``C`` (the damped Newton step of self-concordant minimisation, Nesterov 2004,
+    Section 4.1.5).
+
+    For estimates that no value can check (a step search would need a pass over
+    the data): far from a minimiser, where the Newton step is long on the
+    curvature's own scale and its quadratic model is not to be trusted, the step
+    is cut to about unit length in that metric; near it ``lambda -> 0`` and the
+    whole step is taken (Newton's local rate is kept). The test is one product
+    with ``C`` (``O(p^2)``, or ``O(p)`` for a diagonal one). Steps on minibatch
+    estimates (an estimator whose ``complete`` is False: sVAN's first pass, whose
+    steps the averaging schedule keeps short) are taken whole.
+    """
+
+    def take(self, solver):
+        if not getattr(solver.expectation, "complete", True):
+            return super().take(solver)
+        solver.update_precision(solver.rates)
+        direction = solver.newton_step(solver.rates.mean)
+        length = _squared_length(direction, np.asarray(solver.expect.curvature))
+        fraction = 1.0 / (1.0 + np.sqrt(max(length, 0.0)))
+        solver.update_mean(fraction * direction)
+        return fraction
