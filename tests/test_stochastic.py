@@ -384,3 +384,25 @@ def test_rows_are_remembered_only_where_their_models_can_be_formed():
     assert not base.with_(beta_growth=1.0).remembers_rows(100, GaussHermiteQuadrature())
     assert isinstance(base.schedule(100, "vo", memory=True), IncrementalSchedule)
     assert type(base.schedule(100, "vo")) is AveragingSchedule
+
+
+def test_small_minibatches_of_a_sparse_design_are_dense():
+    """A minibatch whose Gram product is small is made dense (BLAS beats the
+    sparse products' per-call cost there), with the same rows; a large one stays
+    sparse."""
+    import scipy.sparse as sp
+
+    from skvan.objectives import LinearModelObjective
+    from skvan.objectives._losses import LogisticLoss
+    from skvan.van import Minibatches
+    from skvan.van._batches import DENSE_MINIBATCH_FLOPS
+
+    y = np.where(np.arange(400) % 2, 1.0, -1.0)
+    for p, dense in ((30, True), (2000, False)):
+        assert (20 * p**2 <= DENSE_MINIBATCH_FLOPS) is dense
+        X = sp.random(400, p, density=0.05, format="csr", random_state=0)
+        batches = Minibatches(20)
+        batches.reset(LinearModelObjective(X, y, LogisticLoss()), np.random.RandomState(0))
+        batch, fraction = batches.next()
+        assert sp.issparse(batch.X) is not dense and fraction == 20 / 400
+        np.testing.assert_array_equal(sp.csr_matrix(batch.X).toarray(), X[batch.rows].toarray())

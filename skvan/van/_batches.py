@@ -2,6 +2,12 @@
 
 import numpy as np
 
+#: A minibatch of a sparse design is made dense when its Gram product would take
+#: at most this many multiply-adds (``batch_size * n_features**2``, about a
+#: millisecond at the BLAS's rate): below that, sparse products cost more in
+#: their per-call work than the dense product in arithmetic.
+DENSE_MINIBATCH_FLOPS = 2**22
+
 
 class FullBatch:
     """Every iteration uses the whole objective (one data pass each)."""
@@ -25,7 +31,8 @@ class FullBatch:
 class Minibatches(FullBatch):
     """sVAN: each iteration takes the next ``batch_size`` rows of a reshuffled pass,
     with the data term scaled to the full data (``f.subsample``). A batch as large
-    as the data is the full batch.
+    as the data is the full batch; a small one of a sparse design is dense
+    (:data:`DENSE_MINIBATCH_FLOPS`).
 
     Parameters
     ----------
@@ -54,4 +61,7 @@ class Minibatches(FullBatch):
         if len(self._order) < self.batch_size:
             self._order = np.concatenate([self._order, self._rng.permutation(n)])
         idx, self._order = self._order[: self.batch_size], self._order[self.batch_size :]
-        return self.f.subsample(np.sort(idx)), self.batch_size / n
+        batch = self.f.subsample(np.sort(idx))
+        if self.batch_size * batch.X.shape[1] ** 2 <= DENSE_MINIBATCH_FLOPS:
+            batch = batch.with_dense_rows()
+        return batch, self.batch_size / n
