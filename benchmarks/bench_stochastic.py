@@ -327,7 +327,8 @@ def compare_passes(quick):
                min(first_order, 10) if large else first_order)
         record("full", full_batch_gaps(X, y, gap), 30)
         ratio = pass_cost(X, y, b)
-        print(f"| {name} {X.shape[0]} x {X.shape[1]}, b={b} | **{row['svan']}** | {row['paper']} | "
+        label = name if " x " in name else f"{name} {X.shape[0]} x {X.shape[1]}"
+        print(f"| {label}, b={b} | **{row['svan']}** | {row['paper']} | "
               f"{row['stream']} | {row['adagrad']} | {row['saga']} | {row['sgd']} | {row['full']} | "
               f"{ratio:.2f} |", flush=True)
         checks = []

@@ -146,9 +146,11 @@ SECTIONS = [
      "the feature pairs); one run. The large binary and Lasso passes run at about "
      "the BLAS's rate.", ""),
     ("stochastic", "Stochastic VAN",
-     "python benchmarks/bench_stochastic.py",
-     "Logistic regression, `C=1`: passes over the data to reach 1e-3 relative of "
-     "the optimal objective (deterministic).", ""),
+     "python benchmarks/bench_stochastic.py --passes",
+     "Logistic regression, `C=1`: passes over the data (epochs, iterations) to "
+     "reach 1e-3 / 1e-6 relative of the optimal objective (deterministic); last "
+     "column one sVAN pass over one of `SGDClassifier.partial_fit`, minimum of 3 "
+     "alternating repeats (a shared machine: within about 10%).", ""),
     ("one_pass", "One pass of a stream",
      "python benchmarks/bench_stochastic.py --one-pass",
      "One pass of `partial_fit` in batches of 1% of the rows: held-out log-loss over "
