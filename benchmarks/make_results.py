@@ -150,15 +150,15 @@ SECTIONS = [
      "Logistic regression, `C=1`: passes over the data (epochs, iterations) to "
      "reach 1e-3 / 1e-6 relative of the optimal objective (deterministic); last "
      "column one sVAN pass over one of `SGDClassifier.partial_fit`, minimum of 3 "
-     "alternating repeats (a shared machine: within about 10%).", ""),
+     "alternating repeats (two runs agreed within 4%).", ""),
     ("one_pass", "One pass of a stream",
      "python benchmarks/bench_stochastic.py --one-pass",
      "One pass of `partial_fit` in batches of 1% of the rows: held-out log-loss over "
      "the full-batch VO fit's, mean (worst) over the splits; the last column the "
-     "distance of the stream's mean to the full VI posterior's.",
-     "A sequential-Bayes stream approximates the posterior: on breast_cancer the "
-     "full VI posterior itself predicts 6.35% worse than the VO fit, so no such "
-     "stream ends within 1% of the VO fit there."),
+     "distance of the stream's mean to the full VI posterior's. A sequential-Bayes "
+     "stream approximates the posterior: on breast_cancer the full VI posterior "
+     "itself predicts 6.35% worse than the VO fit, so no such stream ends within 1% "
+     "of the VO fit there.", ""),
     ("dask", "Fits on dask arrays",
      "python benchmarks/bench_stochastic.py --dask --quick",
      "Against the same rows in memory; minimum of 3 alternating repeats.", ""),
@@ -178,8 +178,8 @@ SECTIONS = [
      "A one-hidden-layer numpy VAE on digits trained through "
      "`VANOptimizer(covariance=\"diag\", stochastic=True)`; the same minibatches and "
      "latent draws for all; \"to Adam\": the first pass at or below Adam's value "
-     "after 40 passes.",
-     "`sigma0` is VAN's step dial: too large diverges in the first pass."),
+     "after 40 passes. `sigma0` is VAN's step dial: too large diverges in the first "
+     "pass.", ""),
     ("rl", "Policy search: parameter-space exploration (the paper's Figure 4)",
      "python benchmarks/bench_rl.py --seeds 30 --tasks CartPole-v1 "
      "MountainCarContinuous-v0 Pendulum-v1 --methods 'VAN (parameter space)' CMA-ES",
