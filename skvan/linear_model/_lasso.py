@@ -83,9 +83,9 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         not sparse).
     batch_size : int or None, default=None
         Rows per stochastic step (sVAN), ``>= 1``; None uses all rows. With
-        ``beta_growth="auto"`` and a full covariance each row keeps its last
-        integrals (3 floats per row, :class:`~skvan.expectations.RowMemory`), so
-        that after one pass the steps see the whole data's least squares; the
+        ``beta_growth="auto"``, a full covariance and ``hessian="exact"`` each row keeps
+        its last integrals (3 floats per row, :class:`~skvan.expectations.RowMemory`),
+        so that after one pass the steps see the whole data's least squares; the
         certificate decides the zeros (the user guide's "Large data").
     stream_size : int or None, default=None
         How :meth:`partial_fit` counts its batches, ``>= 1``. None: every row is

@@ -94,14 +94,14 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         covariance).
     batch_size : int or None, default=None
         Rows per stochastic step (sVAN), ``>= 1``; None uses all rows. With
-        ``beta_growth="auto"``, a full covariance and deterministic expectations,
-        each row keeps its last expected loss derivatives (3 floats per row;
-        ``1 + K + K^2`` for ``K`` classes) and the steps use the whole data's
+        ``beta_growth="auto"``, a full covariance, ``hessian="exact"`` and deterministic
+        expectations, each row keeps its last expected loss derivatives (3 floats per
+        row; ``1 + K + K^2`` for ``K`` classes) and the steps use the whole data's
         gradient and curvature from the rows' first-order models
-        (:class:`~skvan.expectations.RowMemory`): the passes converge linearly to
-        the full-batch optimum or posterior. Otherwise the minibatches' own
-        estimates follow sVAN's averaging schedule, which converges as ``1/t``
-        (the user guide's "Large data").
+        (:class:`~skvan.expectations.RowMemory`): the passes converge linearly to the
+        full-batch optimum or posterior. Otherwise the minibatches' own estimates follow
+        sVAN's averaging schedule, which converges as ``1/t`` (the user guide's "Large
+        data").
     stream_size : int or None, default=None
         How :meth:`partial_fit` counts its batches, ``>= 1``. None: every row
         passed is a new observation (sequential Bayesian updates; one pass over

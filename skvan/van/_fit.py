@@ -63,13 +63,15 @@ class FitSettings:
     def remembers_rows(self, n_samples, expectation):
         """Whether minibatch steps keep every row's integrals
         (:class:`~skvan.expectations.RowMemory`, variance-reduced sVAN): with
-        ``beta_growth="auto"`` on minibatches, for a full covariance and an
-        estimator that integrates the rows deterministically. A diagonal family
-        cannot form the rows' first-order models (they need the whole curvature),
-        and a number for ``beta_growth`` is the paper's sVAN on the minibatches'
-        own estimates."""
+        ``beta_growth="auto"`` on minibatches, for a full covariance, the exact
+        expected Hessian and an estimator that integrates the rows
+        deterministically. The rows' first-order models need the derivative of
+        ``E[l']``, which is ``E[l'']`` (the Gauss-Newton curvature is another),
+        and the whole curvature (a diagonal family keeps its diagonal); a number
+        for ``beta_growth`` is the paper's sVAN on the minibatches' own
+        estimates."""
         return (self.beta_growth == "auto" and self.covariance == "full"
-                and self.stochastic(n_samples)
+                and self.hessian == "exact" and self.stochastic(n_samples)
                 and isinstance(expectation, LinearPredictorExpectation))
 
     def exact_full_batch(self, n_samples):
