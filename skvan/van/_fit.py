@@ -10,7 +10,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..expectations import LinearPredictorExpectation, PointMass, RowMemory, make_expectation
+from ..expectations import (
+    LinearPredictorExpectation,
+    PointMass,
+    RowMemory,
+    make_expectation,
+)
 from ..expectations._base import NEGLIGIBLE
 from ..objectives import L2Penalty
 from ..objectives._linear import RowsObjective
