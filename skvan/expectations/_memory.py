@@ -28,8 +28,7 @@ class RowMemory(ExpectationEstimator):
     estimate, this one's error vanishes as the iterates settle: at a fixed point
     every row's integrals are those under the current ``q``, so VO's limit is the
     minimiser of ``f`` and VI's fixed point the full-data posterior, reached at
-    a linear rate (the iterates of incremental Newton converge superlinearly
-    near the minimiser when the rows are visited in cycles).
+    a linear rate under :class:`~skvan.van.IncrementalSchedule`.
 
     Until every row has been integrated once, the estimate is the minibatch's
     own (scaled to the data, as without memory), and :attr:`complete` is False:
@@ -39,7 +38,8 @@ class RowMemory(ExpectationEstimator):
     ``K`` classes ``1 + K + K^2``) plus the sums, ``H`` in the family's form.
     Only a family whose curvature is the whole matrix can form the models'
     ``H mu``; with a diagonal one the rows keep ``r = E[l']`` (the incremental
-    aggregated gradient).
+    aggregated gradient), which the estimators do not use: with diagonally
+    scaled Newton steps it did not converge.
 
     Parameters
     ----------

@@ -509,8 +509,8 @@ class KeepSigns:
 class DampedNewtonStep(FullStep):
     """Precision as scheduled; the mean step ``d`` shortened to ``d / (1 + lambda)``,
     ``lambda = sqrt(d^T C d)`` its length in the metric of the expected curvature
-    ``C`` (the damped Newton step of self-concordant minimisation, Nesterov 2004,
-    Section 4.1.5).
+    ``C`` (the damped Newton step of self-concordant minimisation: Nesterov,
+    "Introductory Lectures on Convex Optimization", 2004, Section 4.1).
 
     For estimates that no value can check (a step search would need a pass over
     the data): far from a minimiser, where the Newton step is long on the
