@@ -7,7 +7,8 @@ Two measures (issue 3; the paper's Figure 2a-b):
    - VAN: full batch, the estimator's settings; one pass per iteration (the
      expectations need only X^T X and X^T y, so VAN actually reads the data once
      and each iteration costs O(p^3); the count is what it would be without that);
-   - sVAN: minibatches of 1% of the rows (at least 32), constant beta;
+   - sVAN: minibatches of 1% of the rows (at least 32), the estimator's parts
+     (each row's integrals remembered, :class:`~skvan.expectations.RowMemory`);
    - iterative ridge (the paper's baseline): theta <- (X^T X + lambda diag(1/|theta|))^-1 X^T y;
    - coordinate descent (scikit-learn's Lasso): one pass per epoch.
    VAN and sVAN curves are the raw means (no exact-zero finish); the table gives
@@ -230,8 +231,11 @@ def van_trajectory(X, y, alpha, ref, max_passes, batch_size=None):
             raise StopIteration
 
     # tol=0: the raw mean runs for the whole budget (it stops only if it stops moving).
-    VANSolver(f, ClosedForm(), family, objective="vo", schedule=settings.schedule(len(y), "vo"),
-              step=BetaBacktrack(ObjectiveDecrease(), memory=True) if full else None,
+    # Minibatches: the estimator's parts (the rows remembered, their schedule and step).
+    expectation, schedule, step = settings.solver_parts(
+        f, "vo", ClosedForm() if full else None,
+        step=BetaBacktrack(ObjectiveDecrease(), memory=True) if full else None)
+    VANSolver(f, expectation, family, objective="vo", schedule=schedule, step=step,
               stop=MeanContraction(0.0), batches=None if full else Minibatches(batch_size),
               max_iter=10**6, random_state=0, callback=record).solve()
     return np.array(curve)

@@ -136,15 +136,8 @@ class FitSettings:
         objective = self.objective if objective is None else objective
         n_samples = getattr(f, "n_samples", None)
         per_pass = self.steps_per_pass(n_samples)
-        if expectation is None:
-            expectation = make_expectation(self.expectation, self.n_mc_samples, f)
-            if self.remembers_rows(n_samples, expectation):
-                expectation = RowMemory(expectation)
-        memory = isinstance(expectation, RowMemory)
-        if schedule is None:
-            schedule = self.schedule(n_samples, objective, memory)
-        if step is None and memory:
-            step = DampedNewtonStep()
+        expectation, schedule, step = self.solver_parts(f, objective, expectation, schedule,
+                                                        step)
         solver = VANSolver(
             f, expectation, family,
             objective=objective, schedule=schedule, hessian=self.hessian, step=step,
@@ -156,6 +149,25 @@ class FitSettings:
         result = result._replace(n_iter=-(-result.n_iter // per_pass))
         warn_unconverged(result, self.tol, (advice or self.advice)(schedule))
         return result
+
+    def solver_parts(self, f, objective, expectation=None, schedule=None, step=None):
+        """``(expectation, schedule, step)`` of a run on ``f`` under ``objective``,
+        each these settings' unless given: the estimator they name, wrapped in a
+        :class:`~skvan.expectations.RowMemory` where minibatches remember the rows
+        (:meth:`remembers_rows`), with :class:`~skvan.van.DampedNewtonStep` as its
+        step; the schedule :meth:`schedule` picks; None for the step is the
+        solver's default."""
+        n_samples = getattr(f, "n_samples", None)
+        if expectation is None:
+            expectation = make_expectation(self.expectation, self.n_mc_samples, f)
+            if self.remembers_rows(n_samples, expectation):
+                expectation = RowMemory(expectation)
+        memory = isinstance(expectation, RowMemory)
+        if schedule is None:
+            schedule = self.schedule(n_samples, objective, memory)
+        if step is None and memory:
+            step = DampedNewtonStep()
+        return expectation, schedule, step
 
     def advice(self, schedule):
         """What to change when a fit ends at ``max_iter``, for these settings."""
