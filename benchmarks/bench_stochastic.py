@@ -223,9 +223,9 @@ def saga_gap(X, y, epochs, gap):
 
 
 def saga_epochs(X, y, gap, cap):
-    """``(epochs to each target or None, gaps after 1, 5, 10 epochs)``: the fewest
-    epochs reaching each target, by doubling then bisection (SAGA's gap taken as
-    monotone in its epochs)."""
+    """``(epochs to each target or None, the gap at the most epochs tried)``: the
+    fewest epochs reaching each target, by doubling then bisection (SAGA's gap
+    taken as monotone in its epochs)."""
     known = {}
 
     def at(k):
@@ -246,7 +246,7 @@ def saga_epochs(X, y, gap, cap):
             mid = (lo + hi) // 2
             lo, hi = (lo, mid) if at(mid) <= target else (mid, hi)
         reached.append(hi)
-    return reached, {k: at(k) for k in (1, 5, 10) if k <= cap}, known[max(known)]
+    return reached, known[max(known)]
 
 
 def stream_gaps(X, y, b, passes, gap):
@@ -320,7 +320,7 @@ def compare_passes(quick):
         eta, ada = best_adagrad(X, y, b, first_order, gap)
         adagrad = record("adagrad", ada, first_order)
         row["adagrad"] += f" (eta={eta:g})"
-        saga, _, saga_last = saga_epochs(X, y, gap, first_order)
+        saga, saga_last = saga_epochs(X, y, gap, first_order)
         row["saga"] = " / ".join(f"{k}" if k is not None else f">{first_order} ({saga_last:.1e})"
                                  for k in saga)
         record("sgd", sgd_gaps(X, y, min(first_order, 10) if large else first_order, gap),
