@@ -181,7 +181,8 @@ def _memory_run(f, inner):
     from skvan.expectations import RowMemory
 
     memory = RowMemory(inner)
-    memory.reset(SimpleNamespace(f=f, objective_=VO(), batches_=SimpleNamespace(stochastic=True)))
+    memory.reset(SimpleNamespace(f=f, objective_=VO(), batches_=SimpleNamespace(stochastic=True),
+                                 family=SimpleNamespace(diagonal=False)))
     return memory
 
 
@@ -258,6 +259,19 @@ def test_row_memory_gradient_is_each_rows_first_order_model():
         got = memory(f.subsample(np.array([0])), moved)
         errors.append(np.abs(got.gradient - GaussHermiteQuadrature()(f, moved).gradient).max())
     assert 3.0 < errors[0] / errors[1] < 5.0
+
+
+def test_row_memory_refuses_a_diagonal_family():
+    from types import SimpleNamespace
+
+    from skvan.expectations import GaussHermiteQuadrature, RowMemory
+    from skvan.van import make_family
+
+    f = _logistic_objective(np.random.default_rng(3))
+    solver = SimpleNamespace(f=f, objective_=VO(), batches_=SimpleNamespace(stochastic=True),
+                             family=make_family("diag", np.zeros(f.n_params), np.ones(f.n_params)))
+    with pytest.raises(TypeError, match="whole matrix"):
+        RowMemory(GaussHermiteQuadrature()).reset(solver)
 
 
 def test_row_memory_counts_a_repeated_row_once():

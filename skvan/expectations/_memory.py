@@ -36,10 +36,9 @@ class RowMemory(ExpectationEstimator):
     full-batch schedule's from the first complete estimate. The memory is the
     rows' integrals (``l``'s value, ``r`` and ``E[c]``: 3 floats per row; for
     ``K`` classes ``1 + K + K^2``) plus the sums, ``H`` in the family's form.
-    Only a family whose curvature is the whole matrix can form the models'
-    ``H mu``; with a diagonal one the rows keep ``r = E[l']`` (the incremental
-    aggregated gradient), which the estimators do not use: with diagonally
-    scaled Newton steps it did not converge.
+    The models' ``H mu`` needs the whole curvature: a diagonal family is refused
+    (its aggregated gradients alone, with diagonally scaled Newton steps, did
+    not converge).
 
     Parameters
     ----------
@@ -90,6 +89,9 @@ class RowMemory(ExpectationEstimator):
 
     def reset(self, solver):
         """Forget every row: a new run on ``solver.f``."""
+        if solver.family.diagonal:
+            raise TypeError("RowMemory needs a family whose curvature is the whole matrix "
+                            "(covariance='full'), got a diagonal one.")
         self.inner.reset(solver)
         self._f = solver.f
         self._seen = np.zeros(solver.f.n_samples, dtype=bool)
@@ -116,8 +118,7 @@ class RowMemory(ExpectationEstimator):
         if not (was_complete or self.complete):
             # Rows not seen yet have no integrals: the minibatch's own estimate.
             return assemble_linear(objective, family, raw, hessian)
-        model = not family.diagonal
-        gradient = self._sum_r + self._sum_h @ mean if model else self._sum_r
+        gradient = self._sum_r + self._sum_h @ mean
         p0, p1, p2 = f.penalty.expectation_under(family, mean, hessian)
         g0, g1 = f.gauge_expectation(family, mean)
         value = float(np.dot(f.weights, self._rows[0])) + p0 + g0
@@ -130,10 +131,9 @@ class RowMemory(ExpectationEstimator):
         ``raw`` and correct the sums by the difference, at the full data's
         weight (the minibatch's multiplier undone)."""
         e0, e1, e2 = raw
-        r = e1
-        if not family.diagonal:  # r_i = E[l'_i] - E[c_i] m_i (K-vectors: E[c_i] is K x K)
-            m = objective.predictors(family.mean)
-            r = e1 - (e2 * m if e2.ndim == 1 else np.einsum("ikl,il->ik", e2, m))
+        # r_i = E[l'_i] - E[c_i] m_i (K-vectors where E[c_i] is K x K)
+        m = objective.predictors(family.mean)
+        r = e1 - (e2 * m if e2.ndim == 1 else np.einsum("ikl,il->ik", e2, m))
         if self._rows is None:
             n = self._f.n_samples
             self._rows = tuple(np.zeros((n,) + np.shape(e)[1:]) for e in (e0, r, e2))

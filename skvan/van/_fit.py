@@ -175,8 +175,7 @@ class FitSettings:
         if self.covariance == "diag":
             tips.append("use covariance='full' (the diagonal family zig-zags on "
                         "correlated features)")
-        if isinstance(schedule, AveragingSchedule) and not isinstance(schedule,
-                                                                     IncrementalSchedule):
+        if type(schedule) is AveragingSchedule:  # (not the rows' IncrementalSchedule)
             tips.append("use larger minibatches, or the full batch (batch_size=None), "
                         "which converges linearly")
         elif schedule.growth == 1.0 and (self.objective == "vo" or schedule.beta < 1):
