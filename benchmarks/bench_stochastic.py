@@ -250,12 +250,13 @@ def saga_epochs(X, y, gap, cap):
 
 
 def stream_gaps(X, y, b, passes, gap):
-    """``partial_fit(stream_size=n)`` over the rows reshuffled each pass."""
+    """``partial_fit(stream_size=n)`` over the rows reshuffled each pass (every row
+    once per pass: the last batch of a pass holds what is left)."""
     gaps, rng = [], np.random.default_rng(0)
     clf = VANLogisticRegression(C=C, stream_size=len(y), random_state=0)
     for _ in range(passes):
         order = rng.permutation(len(y))
-        for start in range(0, len(y) - b + 1, b):
+        for start in range(0, len(y), b):
             rows = order[start:start + b]
             clf.partial_fit(X[rows], y[rows], classes=[0, 1])
         gaps.append(gap(clf.coef_, clf.intercept_))

@@ -8,7 +8,7 @@ from ._map_reduce import MapReduce
 from ._prior import GaussianPriorTerm
 from ._monte_carlo import CumulativeScale, MonteCarlo, RankOnePath, rank_utilities
 from ._point import PointMass
-from ._memory import RowMemory
+from ._memory import RowMemory, StreamRowMemory
 from ._evolution import evolution_strategy, population_size
 from ._quadrature import (
     AUTO_NODES,
@@ -36,6 +36,7 @@ __all__ = [
     "PointMass",
     "RankOnePath",
     "RowMemory",
+    "StreamRowMemory",
     "SoftmaxCubature",
     "evolution_strategy",
     "gaussian_average",

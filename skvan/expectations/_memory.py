@@ -1,7 +1,11 @@
 """Variance-reduced minibatch expectations: every row's last integrals, remembered."""
 
+import functools
+import warnings
+
 import numpy as np
 
+from .._data import issparse
 from ._base import ExpectationEstimator, Expectations, assemble_linear
 
 
@@ -94,7 +98,13 @@ class RowMemory(ExpectationEstimator):
                             "(covariance='full'), got a diagonal one.")
         self.inner.reset(solver)
         self._f = solver.f
-        self._seen = np.zeros(solver.f.n_samples, dtype=bool)
+        self.n_slots = solver.f.n_samples
+        self._forget()
+        self._weights = solver.f.weights
+
+    def _forget(self):
+        """Empty every slot."""
+        self._seen = np.zeros(self.n_slots, dtype=bool)
         self.n_seen_ = 0
         self._rows = None  # each row's (value, r, E[c]), allocated from the first batch's
         self._sum_r = self._sum_h = None
@@ -102,48 +112,239 @@ class RowMemory(ExpectationEstimator):
     @property
     def complete(self):
         """Whether every row has been integrated (the estimates are the whole data's)."""
-        return self.n_seen_ == self._f.n_samples
+        return self.n_seen_ == self.n_slots
 
     def __call__(self, objective, family, hessian="exact", random_state=None):
-        f = self._f
-        rows = np.arange(f.n_samples) if objective.rows is None else objective.rows
         mean = family.mean
         raw = self.inner._raw_at(objective, family, mean, hessian)
-        unique, first = np.unique(rows, return_index=True)
-        if unique.size < rows.size:  # a batch across two passes may repeat a row
-            objective, rows = objective.subsample(first), unique
+        slots, first, counts = self._slots(objective)
+        if first is not None:  # a row repeated within the batch: counted once
+            objective = objective.subsample(first)
             raw = tuple(e[first] for e in raw)
         was_complete = self.complete
-        self._remember(objective, family, rows, raw)
+        self._remember(objective, family, slots, raw, counts)
         if not (was_complete or self.complete):
             # Rows not seen yet have no integrals: the minibatch's own estimate.
             return assemble_linear(objective, family, raw, hessian)
+        whole = self._whole(objective)
         gradient = self._sum_r + self._sum_h @ mean
-        p0, p1, p2 = f.penalty.expectation_under(family, mean, hessian)
-        g0, g1 = f.gauge_expectation(family, mean)
-        value = float(np.dot(f.weights, self._rows[0])) + p0 + g0
+        p0, p1, p2 = whole.penalty.expectation_under(family, mean, hessian)
+        g0, g1 = whole.gauge_expectation(family, mean)
+        value = float(np.dot(self._weights, self._rows[0])) + p0 + g0
         # (a copy: adding the penalty may write into the matrix it is given)
-        curvature = f.penalty.add_curvature(f.add_gauge(self._sum_h.copy()), p2)
+        curvature = whole.penalty.add_curvature(whole.add_gauge(self._sum_h.copy()), p2)
         return Expectations(value, gradient + p1 + g1, curvature)
 
-    def _remember(self, objective, family, rows, raw):
+    def _slots(self, objective):
+        """``(slots, first, counts)``: each kept row's slot in the memory (its index in
+        the data), the batch's rows to keep (None: all; a batch across two passes may
+        repeat a row, kept once) and the copies of the data each row stands for
+        (None: one)."""
+        rows = np.arange(self._f.n_samples) if objective.rows is None else objective.rows
+        unique, first = np.unique(rows, return_index=True)
+        if unique.size < rows.size:
+            return unique, first, None
+        return rows, None, None
+
+    def _whole(self, objective):
+        """The objective whose penalty and gauge the estimates add: the whole data's."""
+        return self._f
+
+    def _unscaled(self, objective):
+        """The factor from the minibatch's weights to the whole data's."""
+        return self._f.multiplier / objective.multiplier
+
+    def _remember(self, objective, family, rows, raw, counts=None):
         """Replace the integrals of ``rows`` (the minibatch ``objective``'s) by
         ``raw`` and correct the sums by the difference, at the full data's
-        weight (the minibatch's multiplier undone)."""
+        weight (the minibatch's multiplier undone; ``counts``: the copies of the
+        data each row stands for, None for one)."""
         e0, e1, e2 = raw
         # r_i = E[l'_i] - E[c_i] m_i (K-vectors where E[c_i] is K x K)
         m = objective.predictors(family.mean)
         r = e1 - (e2 * m if e2.ndim == 1 else np.einsum("ikl,il->ik", e2, m))
         if self._rows is None:
-            n = self._f.n_samples
+            n = self.n_slots
             self._rows = tuple(np.zeros((n,) + np.shape(e)[1:]) for e in (e0, r, e2))
         value, old_r, old_h = self._rows
-        unscaled = self._f.multiplier / objective.multiplier
-        dr, dh = family.data_derivatives(objective, unscaled * (r - old_r[rows]),
-                                         unscaled * (e2 - old_h[rows]))
+        unscaled = self._unscaled(objective)
+        new_r, new_h = r, e2
+        if counts is not None:  # each row stands for counts[i] copies (weights w_i counts[i])
+            old_count = self._counts[rows]
+            new_r, new_h = (_times(counts, r), _times(counts, e2))
+            old_r_rows, old_h_rows = _times(old_count, old_r[rows]), _times(old_count, old_h[rows])
+            self._counts[rows] = counts
+        else:
+            old_r_rows, old_h_rows = old_r[rows], old_h[rows]
+        dr, dh = family.data_derivatives(objective, unscaled * (new_r - old_r_rows),
+                                         unscaled * (new_h - old_h_rows))
         self._sum_r = dr if self._sum_r is None else self._sum_r + dr
         self._sum_h = dh if self._sum_h is None else self._sum_h + dh
+        if counts is not None:
+            self._weights[rows] = unscaled * objective.weights * counts
         value[rows], old_r[rows], old_h[rows] = e0, r, e2
         new = ~self._seen[rows]
         self._seen[rows[new]] = True
         self.n_seen_ += int(np.count_nonzero(new))
+
+
+def _times(counts, a):
+    """``a`` with row ``i`` multiplied by ``counts[i]`` (rows of any shape)."""
+    return a * counts.reshape((-1,) + (1,) * (a.ndim - 1))
+
+
+class StreamRowMemory(RowMemory):
+    """:class:`RowMemory` for a stream that passes repeatedly over ``N`` rows
+    (``partial_fit(stream_size=N)``), where a batch's rows come without their index.
+
+    A row is known by its content: a 128-bit hash of the bits of its design row,
+    target and weight (:func:`row_keys`; exact, so it does not depend on how a
+    batch is laid out or on the BLAS). The first ``N`` rows of the stream (its
+    first pass) take a slot each, and a row repeated within them (a duplicate in
+    the data) one slot standing for its copies; from then on the estimates are
+    the whole data's, and each batch refreshes its rows' slots. Each call is one
+    step of the stream, the memory persisting across solver runs
+    (:meth:`reset` forgets nothing once the first run has set it up).
+
+    A row not among the first pass's, once the memory is complete, means the
+    stream is not ``N`` rows passed over repeatedly (the premise of the sums):
+    the memory is emptied and refilled from that row on, with a
+    :class:`UserWarning` the first time (the estimates are then the minibatches'
+    own until it is complete again).
+
+    Parameters
+    ----------
+    inner : LinearPredictorExpectation
+        Integrates a batch's rows.
+    stream_size : int
+        ``N``, the rows of one pass, ``>= 1``.
+
+    Attributes
+    ----------
+    n_seen_ : int
+        Slots filled since the memory was last emptied.
+    complete_at_ : int or None
+        The call (counted from 0) whose estimate first covered the whole pass,
+        None while it has not.
+    """
+
+    def __init__(self, inner, stream_size):
+        super().__init__(inner)
+        self.stream_size = int(stream_size)
+        self.complete_at_ = None
+
+    def reset(self, solver):
+        """Set up on the first run only: later runs continue the stream."""
+        if getattr(self, "_keys", None) is not None:
+            return
+        super().reset(solver)
+        self.n_slots = self.stream_size
+        self._calls = 0
+        self._warned = False
+        self._forget()
+
+    def _forget(self):
+        super()._forget()
+        self._keys = {}
+        self._counts = np.zeros(self.n_slots)
+        self._weights = np.zeros(self.n_slots)
+        self._observed = 0  # rows (with their copies) of the first pass taken in
+        self.complete_at_ = None
+
+    @property
+    def complete(self):
+        """Whether the first pass's rows have all been taken in."""
+        return self._observed >= self.n_slots
+
+    def __call__(self, objective, family, hessian="exact", random_state=None):
+        estimate = super().__call__(objective, family, hessian, random_state)
+        if self.complete_at_ is None and self.complete:
+            self.complete_at_ = self._calls
+        self._calls += 1
+        return estimate
+
+    def _slots(self, objective):
+        keys = row_keys(objective)
+        unique, first, copies = np.unique(keys, axis=0, return_index=True, return_counts=True)
+        unique = list(map(tuple, unique.tolist()))
+        found = [self._keys.get(key) for key in unique]
+        if self.complete and None in found:
+            if not self._warned:
+                warnings.warn(
+                    f"partial_fit(stream_size={self.n_slots}) remembers the rows of the "
+                    "stream's first pass, and this batch has a row that was not among "
+                    "them: the memory starts again from it. Pass the same rows each pass, "
+                    "or use stream_size=None for a stream of new rows.", UserWarning,
+                    stacklevel=2)
+                self._warned = True
+            self._forget()
+            found = [None] * len(found)
+        for i, key in enumerate(unique):
+            if found[i] is None:
+                found[i] = self._keys[key] = len(self._keys)
+        slots = np.array(found, dtype=np.intp)
+        counts = self._counts[slots]
+        if not self.complete:  # the first pass: each copy adds to its row's count
+            counts = counts + copies
+            self._observed += int(copies.sum())
+        if len(unique) == keys.shape[0]:  # every row once: the batch as it is
+            in_order, in_order_counts = np.empty_like(slots), np.empty_like(counts)
+            in_order[first], in_order_counts[first] = slots, counts
+            return in_order, None, in_order_counts
+        return slots, first, counts
+
+    def _whole(self, objective):
+        """The batch's objective: scaled to the pass, its penalty is the whole one."""
+        return objective
+
+    def _unscaled(self, objective):
+        """The batch's multiplier is the pass's times ``N / n_batch`` (``n_batch``
+        its distinct rows)."""
+        return objective.n_samples / self.n_slots
+
+
+#: Seeds of the two sets of per-column multipliers :func:`row_keys` hashes with.
+_KEY_SEEDS = (0x5EED0, 0x5EED1)
+
+
+@functools.lru_cache(maxsize=16)
+def _multipliers(n_columns):
+    """Two rows of odd 64-bit multipliers, one per column (read-only, cached)."""
+    A = np.stack([np.random.default_rng(seed).integers(0, 2**64, n_columns, dtype=np.uint64,
+                                                      endpoint=False) | np.uint64(1)
+                  for seed in _KEY_SEEDS])
+    A.flags.writeable = False
+    return A
+
+
+def _mixed(values):
+    """The bits of float64 ``values`` as uint64, mixed (``b ^ (b >> 31)``, then
+    multiplied by an odd constant): 0.0 stays 0, so absent and explicit zeros of
+    a sparse row agree with a dense one."""
+    bits = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64)
+    return (bits ^ (bits >> np.uint64(31))) * np.uint64(0x9E3779B97F4A7C15)
+
+
+def row_keys(objective):
+    """A ``(n, 2)`` uint64 hash of each row of ``objective``: the bits of its design
+    row, target(s) and sample weight, summed with per-column odd multipliers
+    modulo ``2^64`` (two independent sums). Exact integer arithmetic: the same
+    row gives the same key in any batch and on any machine."""
+    X = objective.X
+    targets = getattr(objective, "Y", None)
+    if targets is None:
+        targets = objective.y
+    extra = np.column_stack([np.reshape(targets, (X.shape[0], -1)), objective.sample_weight])
+    p, n = X.shape[1], X.shape[0]
+    A = _multipliers(p + extra.shape[1])
+    keys = (_mixed(extra)[:, None, :] * A[None, :, p:]).sum(axis=2, dtype=np.uint64)
+    if issparse(X):
+        X = X.tocsr()
+        mixed = _mixed(X.data)
+        for k in range(2):
+            prefix = np.concatenate([[np.uint64(0)], np.cumsum(mixed * A[k, X.indices],
+                                                               dtype=np.uint64)])
+            keys[:, k] += prefix[X.indptr[1:]] - prefix[X.indptr[:-1]]
+    else:
+        keys += (_mixed(X)[:, None, :] * A[None, :, :p]).sum(axis=2, dtype=np.uint64)
+    return keys

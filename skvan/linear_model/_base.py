@@ -15,13 +15,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._compat import Interval, StrOptions
 from .._data import as_design, column_statistics, issparse
-from ..expectations import GaussianPriorTerm, make_expectation
+from ..expectations import GaussianPriorTerm, StreamRowMemory, make_expectation
 from ..objectives._linear import check_entry_size
 from ..van import (
     AveragingSchedule,
+    DampedNewtonStep,
     FitSettings,
     FullStep,
     GeometricSchedule,
+    IncrementalSchedule,
     MeanContraction,
     VANSolver,
     auto_covariance,
@@ -220,9 +222,16 @@ class VANLinearModel(BaseEstimator):
         stationary point of the objective VI's safeguard checks) and where
         :attr:`_solves_batches` is False (sVAN-Active's step).
         ``stream_size=N``: the batch stands for a data set of ``N`` rows
-        (``f`` multiplied by ``N / n_batch``) and the step is sVAN's
-        (:class:`~skvan.van.AveragingSchedule`) under ``objective``, so that passes
-        over the ``N`` rows converge to the full-batch fit.
+        (``f`` multiplied by ``N / n_batch``) and the step is sVAN's under
+        ``objective``, so that passes over the ``N`` rows converge to the
+        full-batch fit: variance-reduced where a fit with minibatches would be
+        (:meth:`~skvan.van.FitSettings.can_remember_rows`), the rows' integrals
+        remembered by their content across calls
+        (:class:`~skvan.expectations.StreamRowMemory`, kept in ``_row_memory``
+        until the stream restarts or a fit) on
+        :class:`~skvan.van.IncrementalSchedule` with
+        :class:`~skvan.van.DampedNewtonStep`; otherwise
+        :class:`~skvan.van.AveragingSchedule`'s full steps.
         """
         # A stream cannot rescale its columns (they come a batch at a time).
         check_entry_size(column_statistics(f.X)[0], f.X.shape[0])
@@ -238,15 +247,28 @@ class VANLinearModel(BaseEstimator):
             ).solve()
             warn_unconverged(result, self.tol, "Increase max_iter.")
             return
+        step = FullStep()
         if size is None:
             schedule, objective = GeometricSchedule(self.beta), "vo"
         else:
+            per_pass = max(1, round(size / f.n_samples))
             f = f.multiplied(size / f.n_samples)
-            schedule = AveragingSchedule(self.beta, start=n_steps)
+            settings = self._settings()
+            memory = getattr(self, "_row_memory", None)
+            if memory is not None and memory.stream_size != size:
+                memory = None  # stream_size changed: another stream
+            if memory is None and settings.can_remember_rows(expectation):
+                memory = self._row_memory = StreamRowMemory(expectation, size)
+            if memory is not None:
+                expectation, step = memory, DampedNewtonStep()
+                schedule = IncrementalSchedule(self.beta, settings.auto_growth, per_pass,
+                                               start=n_steps, complete_at=memory.complete_at_)
+            else:
+                schedule = AveragingSchedule(self.beta, start=n_steps)
         VANSolver(
             f, expectation, family,
             objective=objective, schedule=schedule, hessian=self.hessian,
-            step=FullStep(), max_iter=1, random_state=random_state,
+            step=step, max_iter=1, random_state=random_state,
             verbose=self._step_verbose(),
         ).solve()
 

@@ -177,6 +177,7 @@ class GaussianLogisticModel:
         self.n_iter_ = np.array([self._solve(f, family, rng).n_iter], dtype=np.int32)
         self._unpack(family, column_scale)
         self._stream_rng = None
+        self._row_memory = None
         return self
 
     def _chunked_targets(self, chunks):
@@ -241,10 +242,14 @@ class GaussianLogisticModel:
         penalty when the stream repeats ``stream_size`` rows."""
         if getattr(self, "_stream_rng", None) is None:
             self._stream_rng = check_random_state(self.random_state)
-        family = self._family()
         size = getattr(self, "stream_size", None)
         penalty = None if size is None else self._penalty().multiplied(X.shape[0] / size)
         f = self._link().objective(self._design(X), y, sample_weight, penalty)
+        # Passes over N rows solve the fit on them: the first step starts where a
+        # fit does (unit predictor variance), not from the prior, which sequential
+        # Bayes updates.
+        family = (self._initial_family(f) if size is not None and self.n_iter_[0] == 0
+                  else self._family())
         self._stream_step(f, family, self._stream_rng, int(self.n_iter_[0]),
                           getattr(self, "objective", "vo"))
         self._unpack(family)
@@ -263,6 +268,7 @@ class GaussianLogisticModel:
         self._unpack(self._prior_family(self._n_params(), self.C))
         self.n_iter_ = np.zeros(1, dtype=np.int32)
         self._stream_rng = None
+        self._row_memory = None  # the rows a stream remembers (stream_size)
 
     # -- prediction ---------------------------------------------------------------
     def _unpack(self, family, column_scale=None, design=None):

@@ -90,7 +90,10 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     stream_size : int or None, default=None
         How :meth:`partial_fit` counts its batches, ``>= 1``. None: every row is
         a new observation (sequential Bayes). ``N``: batches drawn from ``N`` rows
-        passed over repeatedly, whose passes converge to :meth:`fit` on them.
+        passed over repeatedly (each pass every row once), whose passes
+        converge to :meth:`fit` on them, linearly where ``batch_size`` would
+        remember the rows (each row known by its content, 3 floats kept per
+        row; :class:`~skvan.expectations.StreamRowMemory`).
     max_iter : int, default=1000
         Maximum number of VAN iterations, ``>= 1``; with ``batch_size``, of data
         passes (scikit-learn's SGD convention); with ``partial_fit`` of new rows,
@@ -364,7 +367,9 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         Bayes update of ``q`` by ``f_B``: VI with ``q`` as its prior, solved to
         ``tol`` (one step, ``P <- P + beta E_q[hess f_B]``, with ``expectation="mc"``
         or ``hessian="gauss_newton"``); with ``stream_size=N``, sVAN's step on
-        ``f_B`` scaled by ``N / n_batch``. ``coef_`` is the mean of ``q`` (no exact
+        ``f_B`` scaled by ``N / n_batch``, with the rows' memory where
+        ``batch_size`` would keep it (whole Newton steps on the rows' exact
+        least-squares models from the second pass on). ``coef_`` is the mean of ``q`` (no exact
         zeros: the finish of :meth:`fit` needs all the data); ``noise_variance_``
         the weighted mean squared residual of each batch before its step.
 
@@ -413,6 +418,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         """State :meth:`partial_fit` carries between calls (reset by :meth:`fit`)."""
         self._partial_rng = check_random_state(self.random_state)
         self._stream_rss, self._stream_weight = rss, weight
+        self._row_memory = None  # the rows a stream remembers (stream_size)
 
     def predict(self, X, return_std=False):
         """Predict with the mean of ``q``, and optionally the predictive spread.

@@ -106,10 +106,14 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         How :meth:`partial_fit` counts its batches, ``>= 1``. None: every row
         passed is a new observation (sequential Bayesian updates; one pass over
         a data set ends near the full-batch fit). An integer ``N``: the batches
-        are drawn from a data set of ``N`` rows, passed over repeatedly; each
-        batch's data term is scaled by ``N / n_batch`` and the steps follow
-        sVAN's schedule, so that the passes converge to :meth:`fit` on the ``N``
-        rows.
+        are drawn from a data set of ``N`` rows, passed over repeatedly (each
+        pass every row once, in any order and batches); each batch's data term
+        is scaled by ``N / n_batch`` and the steps are sVAN's, so that the
+        passes converge to :meth:`fit` on the ``N`` rows: linearly where
+        ``fit(batch_size=...)`` remembers the rows (the same settings), each row
+        known by its content (a hash of its features, label and weight) and its
+        last integrals kept, ``1 + K + K^2`` floats per row for ``K`` classes
+        (3 for two).
     max_iter : int, default=100
         Maximum number of VAN iterations, ``>= 1``; with ``batch_size``, of data
         passes (scikit-learn's SGD convention); with ``partial_fit`` of new rows,
@@ -321,6 +325,7 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         self.n_iter_ = np.array([self._solve(f, family, rng).n_iter], dtype=np.int32)
         self._unpack(family, column_scale, design)
         self._stream_rng = None  # a later partial_fit starts its own stream of draws
+        self._row_memory = None
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -346,9 +351,17 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
           VI posterior.
         - ``N`` (the batches come from ``N`` rows, passed over repeatedly): one
           sVAN step under ``objective`` on the batch's data term scaled by
-          ``N / n_batch`` plus the penalty, on the averaging schedule (the
-          ``n_iter_``-th step of it); many passes reach the fit on the ``N``
-          rows, where the running sum would count each row once per pass.
+          ``N / n_batch`` plus the penalty (the ``n_iter_``-th step of it),
+          from where :meth:`fit` starts (mean 0, unit predictor variance);
+          passes reach the fit on the ``N`` rows, where the running sum would
+          count each row once per pass. With the settings under which
+          ``fit(batch_size=...)`` remembers the rows, so does the stream
+          (:class:`~skvan.expectations.StreamRowMemory`): the first pass's
+          rows are remembered by content, and from the second pass on the
+          steps use the whole data's gradient and curvature (linear
+          convergence, as ``fit(batch_size=...)``); a row outside the first
+          pass starts the memory again, with a warning. Otherwise the steps
+          follow sVAN's averaging schedule (``O(1/t)``).
 
         Parameters
         ----------

@@ -141,6 +141,8 @@ class SquaredLoss:
 
     name = "squared"
     max_curvature = 1.0
+    #: ``l''`` does not depend on the predictor: a Newton step's model is exact.
+    constant_curvature = True
 
     def loss(self, y, a):
         """Return ``(y - a)^2 / 2``."""

@@ -75,8 +75,14 @@ class FitSettings:
         and the whole curvature (a diagonal family keeps its diagonal); a number
         for ``beta_growth`` is the paper's sVAN on the minibatches' own
         estimates."""
+        return self.stochastic(n_samples) and self.can_remember_rows(expectation)
+
+    def can_remember_rows(self, expectation):
+        """:meth:`remembers_rows` but for the minibatches: whether these settings and
+        ``expectation`` allow the rows' memory (also a stream's,
+        :class:`~skvan.expectations.StreamRowMemory`)."""
         return (self.beta_growth == "auto" and self.covariance == "full"
-                and self.hessian == "exact" and self.stochastic(n_samples)
+                and self.hessian == "exact"
                 and isinstance(expectation, LinearPredictorExpectation))
 
     def exact_full_batch(self, n_samples):

@@ -389,6 +389,11 @@ class IncrementalSchedule(AveragingSchedule):
         ``> 1``: VO's growth of ``P`` over a data pass once the estimates are complete.
     steps_per_pass : int, default=1
         Minibatch steps in a data pass, ``>= 1``.
+    start : int, default=0
+        Iterations already run (a stream resumed by ``partial_fit``); ``t`` and
+        ``T`` count from the stream's first step.
+    complete_at : int or None, default=None
+        ``T``, where an earlier run of the stream reached it.
 
     Attributes
     ----------
@@ -396,17 +401,18 @@ class IncrementalSchedule(AveragingSchedule):
         ``T``, once reached.
     """
 
-    def __init__(self, beta=1.0, growth=100.0, steps_per_pass=1):
-        super().__init__(beta)
+    def __init__(self, beta=1.0, growth=100.0, steps_per_pass=1, start=0, complete_at=None):
+        super().__init__(beta, start)
         self.growth = float(growth)
         self.steps_per_pass = int(steps_per_pass)
+        self.complete_at = complete_at
 
     def observe(self, solver):
         """Note the first iteration whose expectations cover every row."""
         if solver.iteration == 0:
-            self.complete_at_ = None
+            self.complete_at_ = self.complete_at
         if self.complete_at_ is None and getattr(solver.expectation, "complete", True):
-            self.complete_at_ = solver.iteration
+            self.complete_at_ = self.start + solver.iteration
 
     def rates(self, t, objective):
         """:class:`Rates` of iteration ``t``: the averaging ones before ``T``."""
@@ -417,4 +423,4 @@ class IncrementalSchedule(AveragingSchedule):
             return objective.rates(np.log(self.beta), 1.0)
         g = self.growth ** (1.0 / self.steps_per_pass)
         c = self.concentration(T, objective)  # P ~ c H after T averaging steps
-        return objective.rates(np.log(c * (g - 1.0)) + (t - T) * np.log(g), g)
+        return objective.rates(np.log(c * (g - 1.0)) + (t + self.start - T) * np.log(g), g)

@@ -519,11 +519,14 @@ class DampedNewtonStep(FullStep):
     whole step is taken (Newton's local rate is kept). The test is one product
     with ``C`` (``O(p^2)``, or ``O(p)`` for a diagonal one). Steps on minibatch
     estimates (an estimator whose ``complete`` is False: sVAN's first pass, whose
-    steps the averaging schedule keeps short) are taken whole.
+    steps the averaging schedule keeps short) are taken whole, and so are those
+    on a loss of constant curvature (least squares: its Newton model is exact,
+    and ``lambda``, which grows with the data term's scale, would only slow it).
     """
 
     def take(self, solver):
-        if not getattr(solver.expectation, "complete", True):
+        exact_model = getattr(getattr(solver.f, "loss", None), "constant_curvature", False)
+        if exact_model or not getattr(solver.expectation, "complete", True):
             return super().take(solver)
         solver.update_precision(solver.rates)
         direction = solver.newton_step(solver.rates.mean)
