@@ -10,7 +10,8 @@
    - the paper's sVAN, ``beta_growth=1`` (constant beta, running-sum precision,
      the minibatches' own estimates);
    - ``partial_fit`` with ``stream_size=n`` over a stream that repeats the
-     training rows (reshuffled each pass by the caller);
+     training rows (reshuffled each pass by the caller, every row once per pass;
+     its rows remembered by content, :class:`~skvan.expectations.StreamRowMemory`);
    - AdaGrad (Duchi et al. 2011) on the same minibatch gradients, written here:
      ``G += g^2``, ``w -= eta g / sqrt(G)``, with ``eta`` chosen from a grid by its
      own best result (fewest passes to 1e-3, then smallest final gap);
