@@ -170,7 +170,14 @@ def gram_and_tdot(X, d, u=None):
             Xd = block * root[rows, None]
             part = Xd.T @ Xd
         else:
-            part = block.T @ (block * d[rows, None])
+            # Weights of both signs (a correction of remembered rows): the
+            # difference of two symmetric rank-k products, which BLAS forms
+            # (syrk) in half a general product's arithmetic.
+            dr = d[rows]
+            Xp, Xn = (block[mask] * np.sqrt(np.abs(dr[mask]))[:, None]
+                      for mask in (dr > 0, dr < 0))
+            part = Xp.T @ Xp
+            part -= Xn.T @ Xn
         if g is not None:
             g += block.T @ u[rows]
         if H is None:

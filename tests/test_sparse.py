@@ -191,7 +191,8 @@ def test_one_pass_gradient_and_gram_are_the_separate_products(kind):
 def test_predictor_moments_are_the_predictors_and_their_variances(kind):
     """``FullGaussian.predictor_moments``: ``X mean`` and ``x_i^T Sigma x_i`` from one
     product per row block, as the separate passes give them (a full precision,
-    and a diagonal one, whose variances are a weighted sum of squares)."""
+    and a diagonal one, whose variances are a weighted sum of squares); fewer
+    rows than parameters by a triangular solve, without forming ``L^-1``."""
     from skvan._data import dot
     from skvan.van import FullGaussian
 
@@ -208,3 +209,8 @@ def test_predictor_moments_are_the_predictors_and_their_variances(kind):
         expected = np.einsum("ij,jk,ik->i", dense, np.linalg.inv(P), dense)
         np.testing.assert_allclose(v, expected, rtol=1e-10)
         assert family.predictor_moments(X)[0] is None
+        few = FullGaussian(mean, P)
+        m, v = few.predictor_moments(X[:5], mean)
+        assert few._diagonal is not None or not few.inverse_at_hand
+        np.testing.assert_allclose(m, dot(X[:5], mean), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(v, expected[:5], rtol=1e-10)

@@ -316,6 +316,37 @@ def test_row_memory_sums_are_the_rows_integrals(kind):
     np.testing.assert_allclose(got.curvature, want.curvature, rtol=0, atol=1e-12)
 
 
+def test_row_memory_refreshes_the_ridges_variance_term_once_per_pass():
+    """A ridge's expected value has the term sum_j lambda_j Sigma_jj, which needs
+    the covariance's diagonal (an O(p^3) inverse): the memory's value takes it
+    from the q of its last refresh, once per pass (the value's rows part, each
+    row's last value, is as stale); its gradient and curvature do not depend
+    on Sigma."""
+    from skvan.expectations import GaussHermiteQuadrature
+    from skvan.van import make_family
+
+    rng = np.random.default_rng(5)
+    f = _logistic_objective(rng, n=20)
+    lam, mean = f.penalty.strength, np.full(f.n_params, 0.1)
+    memory = _memory_run(f, GaussHermiteQuadrature())
+    order = rng.permutation(20)
+
+    def penalty_part(got):
+        return got.value - float(np.dot(memory._weights, memory._rows[0]))
+
+    def ridge(scale):  # E[1/2 sum_j lambda_j theta_j^2] under N(mean, I / scale)
+        return 0.5 * float(np.sum(lam * (mean**2 + 1.0 / scale)))
+
+    for k, scale in enumerate((2.0, 3.0, 4.0, 5.0)):  # a pass in 4 batches of 5 rows
+        family = make_family("full", mean, scale * np.eye(f.n_params))
+        got = memory(f.subsample(np.sort(order[5 * k:5 * k + 5])), family)
+    assert memory.complete and penalty_part(got) == pytest.approx(ridge(2.0), rel=1e-13)
+    np.testing.assert_allclose(got.gradient - memory._sum_r - memory._sum_h @ mean, lam * mean,
+                               rtol=1e-13)
+    got = memory(f.subsample(np.sort(order[:5])), family)  # the next pass: refreshed
+    assert penalty_part(got) == pytest.approx(ridge(5.0), rel=1e-13)
+
+
 def test_row_memory_gradient_is_each_rows_first_order_model():
     """With every row integrated at mean mu, the gradient at mu + h d is the rows'
     models' (E[l'] + E[l''] x^T h d): off the true one by O(h^2), so halving h

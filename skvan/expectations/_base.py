@@ -224,8 +224,14 @@ class LinearPredictorExpectation(ExpectationEstimator):
         """Whether ``x_i^T Sigma x_i <= ||x_i||^2 tr(Sigma)`` is below :data:`NEGLIGIBLE`
         on every row. Under VO ``q`` collapses geometrically, and the pass over the
         rows that computes the variances (``O(n p^2)``) is skipped from then on.
-        Only the factorised families bound ``tr(Sigma)`` cheaply."""
+        Only the factorised families bound ``tr(Sigma)`` cheaply. Rows fewer than
+        the parameters (a minibatch) get their variances by a triangular solve,
+        ``O(n p^2)`` (:meth:`~skvan.van.FullGaussian.predictor_moments`), for
+        less than the trace's inverse factor, ``O(p^3 / 3)``: they are not
+        checked then, unless that inverse is at hand."""
         if not getattr(family, "cheap_trace", False):
+            return False
+        if objective.n_samples < family.n_params and not getattr(family, "inverse_at_hand", True):
             return False
         trace = float(np.sum(family.marginal_variance()))
         return bool(objective.max_row_squared_norm() * trace <= NEGLIGIBLE)

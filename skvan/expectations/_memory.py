@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from .._data import issparse
-from ._base import ExpectationEstimator, Expectations, assemble_linear
+from ._base import ExpectationEstimator, Expectations
 
 
 class RowMemory(ExpectationEstimator):
@@ -108,6 +108,7 @@ class RowMemory(ExpectationEstimator):
         self.n_seen_ = 0
         self._rows = None  # each row's (value, r, E[c]), allocated from the first batch's
         self._sum_r = self._sum_h = None
+        self._spread_term, self._since_refresh = None, 0  # (the penalty's, :meth:`_penalty`)
 
     @property
     def complete(self):
@@ -123,17 +124,37 @@ class RowMemory(ExpectationEstimator):
             raw = tuple(e[first] for e in raw)
         was_complete = self.complete
         self._remember(objective, family, slots, raw, counts)
-        if not (was_complete or self.complete):
+        self._since_refresh += objective.n_samples
+        if was_complete or self.complete:
+            whole = self._whole(objective)
+            value = float(np.dot(self._weights, self._rows[0]))
+            # (a copy: adding the penalty may write into the matrix it is given)
+            gradient, curvature = self._sum_r + self._sum_h @ mean, self._sum_h.copy()
+        else:
             # Rows not seen yet have no integrals: the minibatch's own estimate.
-            return assemble_linear(objective, family, raw, hessian)
-        whole = self._whole(objective)
-        gradient = self._sum_r + self._sum_h @ mean
-        p0, p1, p2 = whole.penalty.expectation_under(family, mean, hessian)
+            whole = objective
+            value = float(np.dot(objective.weights, raw[0]))
+            gradient, curvature = family.data_derivatives(objective, raw[1], raw[2])
+        p0, p1, p2 = self._penalty(whole, family, hessian)
         g0, g1 = whole.gauge_expectation(family, mean)
-        value = float(np.dot(self._weights, self._rows[0])) + p0 + g0
-        # (a copy: adding the penalty may write into the matrix it is given)
-        curvature = whole.penalty.add_curvature(whole.add_gauge(self._sum_h.copy()), p2)
-        return Expectations(value, gradient + p1 + g1, curvature)
+        curvature = whole.penalty.add_curvature(whole.add_gauge(curvature), p2)
+        return Expectations(value + p0 + g0, gradient + p1 + g1, curvature)
+
+    def _penalty(self, whole, family, hessian):
+        """The penalty's expectations under ``q``. A quadratic one's (a ridge)
+        gradient and curvature do not depend on ``Sigma``, and its value only
+        through ``sum_j lambda_j Sigma_jj``: that term is refreshed once per data
+        pass, like the rows' values the one under the ``q`` of its last refresh,
+        which spares the covariance's diagonal (an ``O(p^3)`` inverse) at every
+        step; no step reads the value."""
+        penalty = whole.penalty
+        if not getattr(penalty, "quadratic", False):
+            return penalty.expectation_under(family, family.mean, hessian)
+        p0, p1, p2 = penalty.expectation(family.mean, 0.0, hessian)
+        if self._spread_term is None or self._since_refresh >= self.n_slots:
+            self._spread_term = penalty.expectation_under(family, family.mean, hessian)[0] - p0
+            self._since_refresh = 0
+        return p0 + self._spread_term, p1, p2
 
     def _slots(self, objective):
         """``(slots, first, counts)``: each kept row's slot in the memory (its index in

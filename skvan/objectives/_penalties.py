@@ -30,6 +30,8 @@ class NoPenalty:
     """``g(theta) = 0``: what an unpenalised objective (a data term alone) carries."""
 
     curvature_bound = 0.0
+    #: The expectation's gradient and curvature do not depend on ``Sigma``.
+    quadratic = True
 
     def value(self, theta):
         """Return 0."""
@@ -137,6 +139,10 @@ class L2Penalty(_SeparablePenalty):
         (the curvature is the same for ``"exact"`` and ``"gauss_newton"``)."""
         value = 0.5 * float(np.dot(self.strength, mean**2 + var))
         return value, self.strength * mean, self.strength.copy()
+
+    #: The expectation's gradient and curvature do not depend on ``Sigma`` (its
+    #: value does, through ``sum_j lambda_j Sigma_jj``).
+    quadratic = True
 
     def expectation_under(self, family, mean, hessian="exact"):
         """:meth:`expectation` under ``family``: only ``sum_j lambda_j Sigma_jj`` is needed
