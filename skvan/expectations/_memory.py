@@ -42,7 +42,11 @@ class RowMemory(ExpectationEstimator):
     ``K`` classes ``1 + K + K^2``) plus the sums, ``H`` in the family's form.
     The models' ``H mu`` needs the whole curvature: a diagonal family is refused
     (its aggregated gradients alone, with diagonally scaled Newton steps, did
-    not converge).
+    not converge). The value (reported; no step reads it) is each row's last
+    value plus the penalty's; a ridge's term ``sum_j lambda_j Sigma_jj``, which
+    needs the covariance's diagonal (an ``O(p^3)`` inverse), is refreshed once
+    per data pass (:meth:`_penalty`). :class:`StreamRowMemory` does the same
+    for a stream whose rows come without their index.
 
     Parameters
     ----------
