@@ -127,7 +127,7 @@ class RowMemory(ExpectationEstimator):
             objective = objective.subsample(first)
             raw = tuple(e[first] for e in raw)
         was_complete = self.complete
-        self._remember(objective, family, slots, raw, counts)
+        fresh = self._remember(objective, family, slots, raw, counts)
         self._since_refresh += objective.n_samples
         if was_complete or self.complete:
             whole = self._whole(objective)
@@ -135,10 +135,16 @@ class RowMemory(ExpectationEstimator):
             # (a copy: adding the penalty may write into the matrix it is given)
             gradient, curvature = self._sum_r + self._sum_h @ mean, self._sum_h.copy()
         else:
-            # Rows not seen yet have no integrals: the minibatch's own estimate.
+            # Rows not seen yet have no integrals: the minibatch's own estimate,
+            # which for rows all seen for the first time is what they added to
+            # the sums (their models at the mean, at the data's weight).
             whole = objective
             value = float(np.dot(objective.weights, raw[0]))
-            gradient, curvature = family.data_derivatives(objective, raw[1], raw[2])
+            if fresh is None:
+                gradient, curvature = family.data_derivatives(objective, raw[1], raw[2])
+            else:
+                unscaled, (dr, dh) = self._unscaled(objective), fresh
+                gradient, curvature = (dr + dh @ mean) / unscaled, dh / unscaled
         p0, p1, p2 = self._penalty(whole, family, hessian)
         g0, g1 = whole.gauge_expectation(family, mean)
         curvature = whole.penalty.add_curvature(whole.add_gauge(curvature), p2)
@@ -183,7 +189,10 @@ class RowMemory(ExpectationEstimator):
         """Replace the integrals of ``rows`` (the minibatch ``objective``'s) by
         ``raw`` and correct the sums by the difference, at the full data's
         weight (the minibatch's multiplier undone; ``counts``: the copies of the
-        data each row stands for, None for one)."""
+        data each row stands for, None for one). Returns the correction
+        ``(X^T (w r), X^T diag(w E[c]) X)`` where every row is new and stands
+        for one copy (then it is the batch's own, at the data's weight), else
+        None."""
         e0, e1, e2 = raw
         # r_i = E[l'_i] - E[c_i] m_i (K-vectors where E[c_i] is K x K)
         m = objective.predictors(family.mean)
@@ -210,7 +219,10 @@ class RowMemory(ExpectationEstimator):
         value[rows], old_r[rows], old_h[rows] = e0, r, e2
         new = ~self._seen[rows]
         self._seen[rows[new]] = True
-        self.n_seen_ += int(np.count_nonzero(new))
+        n_new = int(np.count_nonzero(new))
+        self.n_seen_ += n_new
+        ones = counts is None or (not np.any(old_count) and np.all(counts == 1.0))
+        return (dr, dh) if n_new == rows.size and ones else None
 
 
 def _times(counts, a):
