@@ -372,9 +372,10 @@ def row_keys(objective):
     if targets is None:
         targets = objective.y
     extra = np.column_stack([np.reshape(targets, (X.shape[0], -1)), objective.sample_weight])
-    p, n = X.shape[1], X.shape[0]
+    p = X.shape[1]
     A = _multipliers(p + extra.shape[1])
-    keys = (_mixed(extra)[:, None, :] * A[None, :, p:]).sum(axis=2, dtype=np.uint64)
+    # (integer products wrap modulo 2^64, as the sums need)
+    keys = _mixed(extra) @ A[:, p:].T
     if issparse(X):
         X = X.tocsr()
         mixed = _mixed(X.data)
@@ -383,5 +384,5 @@ def row_keys(objective):
                                                                dtype=np.uint64)])
             keys[:, k] += prefix[X.indptr[1:]] - prefix[X.indptr[:-1]]
     else:
-        keys += (_mixed(X)[:, None, :] * A[None, :, :p]).sum(axis=2, dtype=np.uint64)
+        keys += _mixed(X) @ A[:, :p].T
     return keys
