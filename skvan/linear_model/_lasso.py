@@ -1,6 +1,5 @@
-"""VANLassoRegressor: the Lasso fitted by VAN, with exact zeros and a Gaussian q.
-The estimator validates, builds the Lasso's engine (:class:`~skvan.van.LassoSolver`)
-and unpacks what it finds."""
+"""VANLassoRegressor, the Lasso fitted by VAN with exact zeros and a Gaussian q: it
+validates, builds the engine (:class:`~skvan.van.LassoSolver`), unpacks its find."""
 
 from numbers import Real
 
@@ -83,17 +82,15 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         not sparse).
     batch_size : int or None, default=None
         Rows per stochastic step (sVAN), ``>= 1``; None uses all rows. With
-        ``beta_growth="auto"``, a full covariance and ``hessian="exact"`` each row keeps
-        its last integrals (3 floats per row, :class:`~skvan.expectations.RowMemory`),
-        so that after one pass the steps see the whole data's least squares; the
+        ``beta_growth="auto"``, a full covariance and ``hessian="exact"`` each row
+        keeps its last integrals (3 floats, :class:`~skvan.expectations.RowMemory`):
+        after one pass the steps see the whole data's least squares; the
         certificate decides the zeros (the user guide's "Large data").
     stream_size : int or None, default=None
         How :meth:`partial_fit` counts its batches, ``>= 1``. None: every row is
-        a new observation (sequential Bayes). ``N``: batches drawn from ``N`` rows
-        passed over repeatedly (each pass every row once), whose passes
-        converge to :meth:`fit` on them, linearly where ``batch_size`` would
-        remember the rows (each row known by its content, 3 floats kept per
-        row; :class:`~skvan.expectations.StreamRowMemory`).
+        a new observation (sequential Bayes). ``N``: passes over ``N`` rows, which
+        converge to :meth:`fit` on them, remembering each row (by its content) as
+        ``batch_size`` does (:class:`~skvan.expectations.StreamRowMemory`).
     max_iter : int, default=1000
         Maximum number of VAN iterations, ``>= 1``; with ``batch_size``, of data
         passes (scikit-learn's SGD convention); with ``partial_fit`` of new rows,
@@ -367,11 +364,9 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         Bayes update of ``q`` by ``f_B``: VI with ``q`` as its prior, solved to
         ``tol`` (one step, ``P <- P + beta E_q[hess f_B]``, with ``expectation="mc"``
         or ``hessian="gauss_newton"``); with ``stream_size=N``, sVAN's step on
-        ``f_B`` scaled by ``N / n_batch``, with the rows' memory where
-        ``batch_size`` would keep it (whole Newton steps on the rows' exact
-        least-squares models from the second pass on). ``coef_`` is the mean of ``q`` (no exact
-        zeros: the finish of :meth:`fit` needs all the data); ``noise_variance_``
-        the weighted mean squared residual of each batch before its step.
+        ``f_B`` scaled by ``N / n_batch``, the rows remembered. ``coef_`` is the mean
+        of ``q`` (no exact zeros: the finish of :meth:`fit` needs all the data);
+        ``noise_variance_`` the weighted mean squared residual of each batch before its step.
 
         Parameters
         ----------
@@ -417,8 +412,7 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
     def _start_stream(self, rss, weight):
         """State :meth:`partial_fit` carries between calls (reset by :meth:`fit`)."""
         self._partial_rng = check_random_state(self.random_state)
-        self._stream_rss, self._stream_weight = rss, weight
-        self._row_memory = None  # the rows a stream remembers (stream_size)
+        self._stream_rss, self._stream_weight, self._row_memory = rss, weight, None
 
     def predict(self, X, return_std=False):
         """Predict with the mean of ``q``, and optionally the predictive spread.
