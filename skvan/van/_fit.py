@@ -78,9 +78,9 @@ class FitSettings:
         return self.stochastic(n_samples) and self.can_remember_rows(expectation)
 
     def can_remember_rows(self, expectation):
-        """:meth:`remembers_rows` but for the minibatches: whether these settings and
-        ``expectation`` allow the rows' memory (also a stream's,
-        :class:`~skvan.expectations.StreamRowMemory`)."""
+        """Whether these settings and ``expectation`` allow the rows' memory,
+        minibatches aside (:meth:`remembers_rows` asks for them too; a stream's
+        batches are :class:`~skvan.expectations.StreamRowMemory`'s)."""
         return (self.beta_growth == "auto" and self.covariance == "full"
                 and self.hessian == "exact"
                 and isinstance(expectation, LinearPredictorExpectation))
