@@ -102,12 +102,16 @@ class RowMemory(ExpectationEstimator):
                             "(covariance='full'), got a diagonal one.")
         self.inner.reset(solver)
         self._f = solver.f
-        self.n_slots = solver.f.n_samples
+        self.n_slots = self._slot_count(solver.f)
         self._forget()
-        self._weights = solver.f.weights
+
+    def _slot_count(self, f):
+        """The rows remembered: those of the run's objective."""
+        return f.n_samples
 
     def _forget(self):
         """Empty every slot."""
+        self._weights = self._f.weights  # each slot's weight at the whole data's
         self._seen = np.zeros(self.n_slots, dtype=bool)
         self.n_seen_ = 0
         self._rows = None  # each row's (value, r, E[c]), allocated from the first batch's
@@ -202,9 +206,10 @@ class RowMemory(ExpectationEstimator):
             self._rows = tuple(np.zeros((n,) + np.shape(e)[1:]) for e in (e0, r, e2))
         value, old_r, old_h = self._rows
         unscaled = self._unscaled(objective)
-        new_r, new_h = r, e2
+        new_r, new_h, single = r, e2, True
         if counts is not None:  # each row stands for counts[i] copies (weights w_i counts[i])
             old_count = self._counts[rows]
+            single = not np.any(old_count) and np.all(counts == 1.0)
             new_r, new_h = (_times(counts, r), _times(counts, e2))
             old_r_rows, old_h_rows = _times(old_count, old_r[rows]), _times(old_count, old_h[rows])
             self._counts[rows] = counts
@@ -221,8 +226,7 @@ class RowMemory(ExpectationEstimator):
         self._seen[rows[new]] = True
         n_new = int(np.count_nonzero(new))
         self.n_seen_ += n_new
-        ones = counts is None or (not np.any(old_count) and np.all(counts == 1.0))
-        return (dr, dh) if n_new == rows.size and ones else None
+        return (dr, dh) if n_new == rows.size and single else None
 
 
 def _times(counts, a):
@@ -274,11 +278,13 @@ class StreamRowMemory(RowMemory):
         """Set up on the first run only: later runs continue the stream."""
         if getattr(self, "_keys", None) is not None:
             return
-        super().reset(solver)
-        self.n_slots = self.stream_size
         self._calls = 0
         self._warned = False
-        self._forget()
+        super().reset(solver)
+
+    def _slot_count(self, f):
+        """The rows of one pass."""
+        return self.stream_size
 
     def _forget(self):
         super()._forget()

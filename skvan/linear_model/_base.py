@@ -19,7 +19,6 @@ from ..expectations import GaussianPriorTerm, StreamRowMemory, make_expectation
 from ..objectives._linear import check_entry_size
 from ..van import (
     AveragingSchedule,
-    DampedNewtonStep,
     FitSettings,
     FullStep,
     GeometricSchedule,
@@ -260,9 +259,11 @@ class VANLinearModel(BaseEstimator):
             if memory is None and settings.can_remember_rows(expectation):
                 memory = self._row_memory = StreamRowMemory(expectation, size)
             if memory is not None:
-                expectation, step = memory, DampedNewtonStep()
-                schedule = IncrementalSchedule(self.beta, settings.auto_growth, per_pass,
-                                               start=n_steps, complete_at=memory.complete_at_)
+                # (the step fit's memory takes: FitSettings.solver_parts)
+                expectation, schedule, step = settings.solver_parts(
+                    f, objective, memory,
+                    IncrementalSchedule(self.beta, settings.auto_growth, per_pass,
+                                        start=n_steps, complete_at=memory.complete_at_))
             else:
                 schedule = AveragingSchedule(self.beta, start=n_steps)
         VANSolver(
