@@ -136,16 +136,15 @@ class VANLinearModel(BaseEstimator):
         and one linear predictor per row (``n_rows == 1``)."""
         objective = getattr(self, "objective", "vo")
         n_samples, n_params = X.shape[0], n_rows * (X.shape[1] + int(self.fit_intercept))
-        if n_rows > 1 and self.covariance in GRAM:
+        if n_rows > 1 and self.covariance == "dual":
             raise ValueError(
-                f"covariance={self.covariance!r} keeps one linear predictor per row; the "
-                f"multinomial model has {n_rows}. Use covariance='full', 'diag' or 'auto'."
+                f"covariance='dual' keeps one linear predictor per row; the multinomial "
+                f"model has {n_rows}. Use covariance='full', 'operator', 'diag' or 'auto'."
             )
         if self.covariance == "auto":
             nnz = X.nnz + n_samples * int(self.fit_intercept) if issparse(X) else None
-            stream = stream or n_rows > 1
             self.covariance_ = auto_covariance(None if stream else n_samples, n_params,
-                                               objective, stream, nnz)
+                                               objective, stream, nnz, n_rows)
         elif stream and self.covariance in GRAM:
             raise ValueError(
                 f"covariance={self.covariance!r} writes the precision through the training "
@@ -155,7 +154,8 @@ class VANLinearModel(BaseEstimator):
         elif self.covariance == "operator" and objective == "vi":
             raise ValueError(
                 "covariance='operator' supports objective='vo' only (VI needs log det P); "
-                "use covariance='dual', 'full', 'diag' or 'auto'."
+                "use covariance='full', 'diag', 'auto' or, with one linear predictor per "
+                "row, 'dual'."
             )
         else:
             self.covariance_ = self.covariance

@@ -68,9 +68,10 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         "diag", a diagonal covariance (VAN-D, slower to converge on correlated
         features). "auto" picks the cheapest of "full" and "dual" within the
         memory budget, else "operator" (VO) or "diag" (VI); see the user guide.
-        With more than two classes (a linear predictor per class) the Gram forms
-        do not apply: "auto" keeps "full" up to 4,096 parameters and "diag"
-        beyond, whose steps may not reach the optimum within ``max_iter`` on
+        With more than two classes (a linear predictor per class) "dual" does not
+        apply: "auto" keeps "full" up to 4,096 parameters and beyond takes
+        "operator" under VO (a :class:`~skvan.van.ClassGramPrecision`) and "diag"
+        under VI, whose steps may not reach the optimum within ``max_iter`` on
         correlated features (a ConvergenceWarning says so).
     hessian : {"exact", "gauss_newton"}, default="exact"
         Curvature in the precision update: expected Hessian, or the Gauss-Newton
@@ -159,10 +160,11 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         n_classes, n_params)`` or, diagonal, ``(rows, n_params)``, like ``sigma_``;
         for "dual" and "operator" a :class:`~skvan.van.GramPrecision`,
         ``diag(lam) + X^T diag(d) X`` as a ``scipy.sparse.linalg.LinearOperator``
-        that keeps the training design.
+        that keeps the training design (a multinomial model's "operator": a
+        :class:`~skvan.van.ClassGramPrecision`, a ``K x K`` block per row).
     covariance_ : str
         The covariance form used: "full", "dual", "operator" or "diag" (for the
-        multinomial model, "full" or "diag").
+        multinomial model, "full", "operator" or "diag").
     n_iter_ : ndarray of shape (1,)
         VAN iterations run (data passes with ``batch_size``; streaming steps
         after :meth:`partial_fit`).

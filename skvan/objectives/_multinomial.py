@@ -322,8 +322,11 @@ class MultinomialObjective(RowsObjective):
         return value, self._gauge_gradient(sums, free, kappa)
 
     def add_gauge(self, C):
-        """``C`` plus ``kappa_j u_j u_j^T`` (or its diagonal, ``kappa_j / K``)."""
+        """``C`` plus ``kappa_j u_j u_j^T`` (or its diagonal, ``kappa_j / K``; a curvature
+        kept as parts adds it as one, ``C.add_gauge(kappa)``)."""
         free, kappa = self._gauge()
+        if hasattr(C, "add_gauge"):
+            return C.add_gauge(kappa)  # (every feature is a gauge column)
         K, p = self.n_classes, self.X.shape[1]
         idx = free[None, :] + p * np.arange(K)[:, None]  # (K, n_free): disjoint columns
         if np.ndim(C) == 1:

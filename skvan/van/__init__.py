@@ -4,6 +4,7 @@ from ._batches import FullBatch, Minibatches
 from ._family import DiagonalGaussian, FullGaussian, make_family, unit_predictor_precision
 from ._gram import (
     MEMORY_BUDGET,
+    ClassGramPrecision,
     DualGaussian,
     GramPrecision,
     OperatorGaussian,
@@ -54,6 +55,7 @@ __all__ = [
     "ArmijoMeanStep",
     "AveragingSchedule",
     "BetaBacktrack",
+    "ClassGramPrecision",
     "ContinuationSchedule",
     "DampedNewtonStep",
     "Design",

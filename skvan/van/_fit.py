@@ -128,7 +128,8 @@ class FitSettings:
             lam = np.tile(lam, f.n_params // lam.size)  # every row of [coef, intercept]
         X = getattr(f, "X", None)  # rows in memory (the Gram forms are written through them)
         return family_from_parts(self.covariance, mean, lam,
-                                 np.zeros(0 if X is None else X.shape[0]), X, free_coordinates(f))
+                                 np.zeros(0 if X is None else X.shape[0]), X, free_coordinates(f),
+                                 getattr(f, "n_classes", 1))
 
     def solve(self, f, family, random_state, objective=None, step=None, stop=None,
               schedule=None, advice=None, expectation=None):

@@ -65,29 +65,40 @@ _EIG_FLOOR = 1e-12
 
 
 class RowCurvature:
-    """A curvature ``X^T diag(d) X + diag(diagonal)`` kept as its parts.
+    """A curvature ``X^T diag(d) X + diag(diagonal)`` kept as its parts; with ``K``
+    linear predictors per row (a multinomial model), ``sum_i D_i (x) x_i x_i^T +
+    diag(diagonal) + sum_j gauge_j u_j u_j^T`` (:class:`ClassGramPrecision`).
 
     Parameters
     ----------
-    d : ndarray of shape (n_rows,)
-        Per-row weights.
+    d : ndarray of shape (n_rows,) or (n_rows, K, K)
+        Per-row weights, or per-row ``K x K`` blocks ``D_i``.
     diagonal : float or ndarray of shape (n_params,), default=0.0
     rows : ndarray of int or None, default=None
         The rows of the family's design that ``d`` refers to (None: all).
+    gauge : float or ndarray of shape (n_features,), default=0.0
+        With blocks: the weight of ``u_j u_j^T``, ``u_j`` the unit vector adding the
+        same amount to every class's coefficient of feature ``j``
+        (:class:`~skvan.objectives.MultinomialObjective`'s gauge term).
     """
 
-    def __init__(self, d, diagonal=0.0, rows=None):
+    def __init__(self, d, diagonal=0.0, rows=None, gauge=0.0):
         self.d = d
         self.diagonal = diagonal
         self.rows = rows
+        self.gauge = gauge
 
     def add_diagonal(self, extra):
         """The curvature plus ``diag(extra)``."""
-        return RowCurvature(self.d, self.diagonal + extra, self.rows)
+        return RowCurvature(self.d, self.diagonal + extra, self.rows, self.gauge)
+
+    def add_gauge(self, kappa):
+        """The curvature plus ``sum_j kappa_j u_j u_j^T``."""
+        return RowCurvature(self.d, self.diagonal, self.rows, self.gauge + kappa)
 
     def all_finite(self):
         """Whether every part is finite."""
-        return all_finite(self.d) and all_finite(self.diagonal)
+        return all_finite(self.d) and all_finite(self.diagonal) and all_finite(self.gauge)
 
 
 class _Cache:
@@ -167,10 +178,119 @@ class GramPrecision(LinearOperator):
         ``theta'``), with ``X`` the design in those coordinates."""
         return GramPrecision(self.lam * column_scale**2, self.d, X, self.free)
 
+    def root_draws(self, n_draws, random_state):
+        """Draws of ``N(0, P)``, shape ``(n_draws, n_params)``: ``lam^1/2 z_1 + X^T
+        d^1/2 z_2``."""
+        z1 = random_state.standard_normal((n_draws, self.shape[0]))
+        z2 = random_state.standard_normal((n_draws, self.X.shape[0]))
+        return z1 * np.sqrt(self.lam) + np.asarray(tdot(self.X, np.sqrt(self.d)[:, None] * z2.T)).T
+
     def toarray(self):
         """``P`` as a dense array (a MemoryError beyond :data:`MEMORY_BUDGET`)."""
         _check_budget(self.shape[0] ** 2, "the precision")
         P = gram(self.X, self.d)
+        P = 0.5 * (P + P.T)
+        P[np.diag_indices_from(P)] += self.lam
+        return P
+
+
+class ClassGramPrecision(GramPrecision):
+    """``P = diag(lam) + sum_i D_i (x) x_i x_i^T + sum_j g_j u_j u_j^T`` for a model
+    with ``K`` linear predictors per row (a multinomial one), as a
+    ``LinearOperator`` over ``theta = W.ravel()`` (class-major, ``K p``).
+
+    Every VAN precision of such a model has this form: the start and the
+    penalty are diagonal, and each update adds ``beta`` times the data's
+    curvature ``sum_i w_i E[H_i] (x) x_i x_i^T`` (``H_i`` the ``K x K`` Hessian of
+    row ``i``'s loss in its predictors) and the gauge term's ``kappa_j u_j
+    u_j^T`` (``u_j`` adds the same amount to every class's coefficient of feature
+    ``j``). A product costs ``O(n K p + n K^2)``: two passes over ``X`` and a
+    ``K x K`` block per row; the ``K p x K p`` matrix is never formed.
+
+    Parameters
+    ----------
+    lam : ndarray of shape (n_params,)
+        Positive.
+    d : ndarray of shape (n_rows, K, K)
+        Symmetric positive semi-definite row blocks ``D_i``.
+    X : ndarray or CSR matrix of shape (n_rows, p)
+    gauge : float or ndarray of shape (p,), default=0.0
+        Non-negative ``g_j``.
+    """
+
+    def __init__(self, lam, d, X, gauge=0.0, cache=None):
+        K, p = d.shape[1], X.shape[1]
+        LinearOperator.__init__(self, np.float64, (K * p, K * p))
+        self.lam = np.asarray(lam, dtype=np.float64)
+        self.d = np.asarray(d, dtype=np.float64)
+        self.X = X
+        self.gauge = np.broadcast_to(np.asarray(gauge, dtype=np.float64), (p,))
+        self.n_classes = K
+        self.free = np.zeros(K * p, dtype=bool)
+        self._cache = _Cache() if cache is None else cache
+        self._factors = None
+
+    def _matvec(self, v):
+        K = self.n_classes
+        V = np.ravel(v).reshape(K, -1)
+        A = np.asarray(dot(self.X, V.T))  # the rows' predictors, (n, K)
+        B = np.einsum("ikl,il->ik", self.d, A)
+        out = np.asarray(tdot(self.X, B)).T + self.gauge * V.sum(axis=0) / K
+        return self.lam * np.ravel(v) + out.ravel()
+
+    def data_diagonal(self):
+        """``diag(sum_i D_i (x) x_i x_i^T + sum_j g_j u_j u_j^T)``."""
+        D = np.einsum("ikk->ik", self.d)
+        out = np.asarray(tdot(self._cache.squared(self.X), D)).T + self.gauge / self.n_classes
+        return out.ravel()
+
+    def updated(self, curvature, beta, keep):
+        """``keep P + beta C`` for a :class:`RowCurvature` ``C`` of row blocks on the
+        same design."""
+        d = keep * self.d
+        if curvature.rows is None:
+            d = d + beta * curvature.d
+        else:
+            np.add.at(d, curvature.rows, beta * curvature.d)
+        lam = keep * self.lam + beta * curvature.diagonal
+        gauge = keep * self.gauge + beta * curvature.gauge
+        return ClassGramPrecision(lam, d, self.X, gauge, self._cache)
+
+    def in_coordinates(self, column_scale, X):
+        """The precision over ``theta = theta' / column_scale`` (``self`` over
+        ``theta'``; ``column_scale`` tiled over the classes), with ``X`` the design
+        in those coordinates."""
+        s = column_scale[: self.X.shape[1]]
+        return ClassGramPrecision(self.lam * column_scale**2, self.d, X, self.gauge * s**2)
+
+    def root_draws(self, n_draws, random_state):
+        """Draws of ``N(0, P)``, shape ``(n_draws, n_params)``: ``lam^1/2 z`` plus
+        ``sum_i (R_i z_i) (x) x_i`` (``R_i R_i^T = D_i``, symmetric roots of the
+        blocks) plus ``sum_j g_j^1/2 z_j u_j``."""
+        K, (n, p) = self.n_classes, self.X.shape
+        evals, U = np.linalg.eigh(self.d)
+        R = (U * np.sqrt(np.clip(evals, 0.0, None))[:, None, :]) @ np.swapaxes(U, 1, 2)
+        z = random_state.standard_normal((n_draws, self.shape[0]))
+        out = z * np.sqrt(self.lam)
+        Z = np.einsum("ikl,sil->isk", R, random_state.standard_normal((n_draws, n, K)))
+        rows = np.asarray(tdot(self.X, Z.reshape(n, n_draws * K))).reshape(p, n_draws, K)
+        out += rows.transpose(1, 2, 0).reshape(n_draws, K * p)
+        gauge = np.sqrt(self.gauge / K) * random_state.standard_normal((n_draws, p))
+        out += np.tile(gauge, (1, K))
+        return out
+
+    def toarray(self):
+        """``P`` as a dense array (a MemoryError beyond :data:`MEMORY_BUDGET`)."""
+        _check_budget(self.shape[0] ** 2, "the precision")
+        K, p = self.n_classes, self.X.shape[1]
+        P = np.empty(self.shape)
+        for k in range(K):
+            for m in range(k, K):
+                block = gram(self.X, self.d[:, k, m])
+                P[k * p:(k + 1) * p, m * p:(m + 1) * p] = block
+                P[m * p:(m + 1) * p, k * p:(k + 1) * p] = block.T
+        idx = np.arange(p)[None, :] + p * np.arange(K)[:, None]
+        P[idx[:, None, :], idx[None, :, :]] += self.gauge / K
         P = 0.5 * (P + P.T)
         P[np.diag_indices_from(P)] += self.lam
         return P
@@ -209,8 +329,10 @@ class _GramFamily:
         return self.solve(g)
 
     def data_curvature(self, objective, raw):
-        """The data term's curvature ``X^T diag(w raw) X`` as a :class:`RowCurvature`."""
-        return RowCurvature(objective.weights * raw, rows=getattr(objective, "rows", None))
+        """The data term's curvature ``X^T diag(w raw) X`` (with ``K x K`` blocks per row,
+        ``sum_i w_i raw_i (x) x_i x_i^T``) as a :class:`RowCurvature`."""
+        w = objective.weights.reshape((-1,) + (1,) * (np.ndim(raw) - 1))
+        return RowCurvature(w * raw, rows=getattr(objective, "rows", None))
 
     # The gradient and this family's curvature form, as the dense families' default.
     data_derivatives = _Gaussian.data_derivatives
@@ -245,14 +367,10 @@ class _GramFamily:
         return True
 
     def perturbations(self, n_draws, random_state):
-        """``P^-1 (lam^1/2 z_1 + X^T d^1/2 z_2)`` for standard normal ``z``: draws of
-        ``theta - mean``, shape ``(n_draws, n_params)`` (their covariance is
-        ``P^-1 P P^-1 = P^-1``)."""
-        P = self.precision
-        z1 = random_state.standard_normal((n_draws, self.n_params))
-        z2 = random_state.standard_normal((n_draws, P.X.shape[0]))
-        rhs = z1 * np.sqrt(P.lam) + np.asarray(tdot(P.X, np.sqrt(P.d)[:, None] * z2.T)).T
-        return self.solve(rhs.T).T
+        """``P^-1 r`` for draws ``r`` of ``N(0, P)`` (the precision's ``root_draws``):
+        draws of ``theta - mean``, shape ``(n_draws, n_params)`` (their covariance
+        is ``P^-1 P P^-1 = P^-1``)."""
+        return self.solve(self.precision.root_draws(n_draws, random_state).T).T
 
     def sample(self, n_draws, random_state):
         """Draw ``n_draws`` parameter vectors, shape ``(n_draws, n_params)``."""
@@ -441,14 +559,17 @@ class DualGaussian(_GramFamily):
 
 
 class OperatorGaussian(_GramFamily):
-    """Full precision ``P`` (a :class:`GramPrecision`) used as an operator: solves
-    by conjugate gradients preconditioned by ``diag(P)``, and the variances of
-    ``diag(P)^-1`` (module docstring). For VO fits too large for the dual.
+    """Full precision ``P`` (a :class:`GramPrecision`, or a :class:`ClassGramPrecision`
+    with ``K`` predictors per row) used as an operator: solves by conjugate
+    gradients preconditioned by ``diag(P)``, and the variances of ``diag(P)^-1``
+    (module docstring; a multinomial row's predictors then get independent
+    variances ``sum_j x_ij^2 / P_kj,kj``). For VO fits too large for the dual
+    (or, with several classes, for the ``K p x K p`` matrix).
 
     Parameters
     ----------
     mean : ndarray of shape (n_params,)
-    precision : GramPrecision
+    precision : GramPrecision or ClassGramPrecision
     """
 
     def set_precision(self, precision):
@@ -483,6 +604,11 @@ class OperatorGaussian(_GramFamily):
     def marginal_variance(self):
         """``1 / P_jj``."""
         return 1.0 / self._pdiag()
+
+    def group_variances(self, groups):
+        """``Var(sum_k theta[groups[k, j]])`` under ``diag(P)^-1``: the groups' sums of
+        ``1 / P_jj`` (a multinomial model's gauge term)."""
+        return self.marginal_variance()[groups].sum(axis=0)
 
     def weighted_trace(self, w):
         """``sum_j w_j / P_jj``."""
@@ -542,11 +668,15 @@ SMALL_P = 512
 OPERATOR_COST = 60.0
 
 
-def auto_covariance(n_samples, n_params, objective="vo", stream=False, nnz=None):
+def auto_covariance(n_samples, n_params, objective="vo", stream=False, nnz=None, n_rows=1):
     """What ``covariance="auto"`` resolves to.
 
     - A stream (``n_samples`` unknown): ``"full"`` up to :data:`STREAM_FULL_MAX`
       parameters, ``"diag"`` beyond.
+    - A model with ``n_rows > 1`` linear predictors per row (multinomial):
+      ``"full"`` up to :data:`STREAM_FULL_MAX` parameters; beyond, where the ``p^3``
+      of its factorisation dominates, ``"operator"`` under ``objective="vo"``
+      (:class:`ClassGramPrecision`) and ``"diag"`` under ``"vi"``.
     - A fit: ``"full"`` up to :data:`SMALL_P` parameters. Beyond, the cheapest per
       iteration among the forms within :data:`MEMORY_BUDGET`: ``"full"`` (``p^2``
       floats; the Gram ``X^T W X``, ``n p^2`` times the squared density of ``X``,
@@ -560,8 +690,10 @@ def auto_covariance(n_samples, n_params, objective="vo", stream=False, nnz=None)
     def fits(k):
         return 8.0 * k * k <= MEMORY_BUDGET
 
-    if stream or n_samples is None:
-        return "full" if n_params <= STREAM_FULL_MAX and fits(n_params) else "diag"
+    if stream or n_samples is None or n_rows > 1:
+        if n_params <= STREAM_FULL_MAX and fits(n_params):
+            return "full"
+        return "operator" if n_rows > 1 and not stream and objective == "vo" else "diag"
     if n_params <= SMALL_P and fits(n_params):
         return "full"
     n, p = float(n_samples), float(n_params)
@@ -577,10 +709,17 @@ def auto_covariance(n_samples, n_params, objective="vo", stream=False, nnz=None)
     return min(costs, key=costs.get) if costs else "diag"
 
 
-def family_from_parts(kind, mean, lam, d, X, free=None):
+def family_from_parts(kind, mean, lam, d, X, free=None, n_classes=1):
     """The Gaussian ``N(mean, P^-1)``, ``P = diag(lam) + X^T diag(d) X``, in the form
     ``kind`` ("full", "diag", "dual" or "operator"): formed (``p x p``, or its
-    diagonal) or kept as a :class:`GramPrecision`."""
+    diagonal) or kept as a :class:`GramPrecision`. With ``n_classes`` predictors
+    per row (a multinomial model, ``d`` zero) "operator" keeps a
+    :class:`ClassGramPrecision` and the others ``diag(lam)``."""
+    if n_classes > 1:
+        if kind == "operator":
+            blocks = np.zeros((X.shape[0], n_classes, n_classes))
+            return OperatorGaussian(mean, ClassGramPrecision(lam, blocks, X))
+        return make_family(kind, mean, lam if kind == "diag" else np.diag(lam))
     if kind in ("dual", "operator"):
         return make_gram_family(kind, mean, GramPrecision(lam, d, X, free))
     data = any_of(d != 0)
