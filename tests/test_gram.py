@@ -321,12 +321,19 @@ def test_multinomial_operator_reaches_the_vo_optimum():
 
 
 def test_auto_covariance_of_a_multinomial_model():
-    """Several predictors per row: "full" up to 4,096 parameters, then the
-    operator under VO and the diagonal under VI or in a stream."""
-    assert auto_covariance(2_000, 4_096, n_rows=10) == "full"
-    assert auto_covariance(100, 4_096, "vi", n_rows=10) == "full"
+    """Several predictors per row: "full" up to 512 parameters; beyond, under VO,
+    the cheaper of "full" and the operator (the factorised form on tall data with
+    few coefficients per class, the operator on digits' ten classes and wider);
+    under VI or in a stream "full" up to 4,096 parameters and "diag" beyond."""
+    assert auto_covariance(50_000, 510, n_rows=10) == "full"
+    assert auto_covariance(5_000, 186, n_rows=6) == "full"
+    assert auto_covariance(20_000, 105, n_rows=5) == "full"
+    assert auto_covariance(1_797, 650, n_rows=10) == "operator"
+    assert auto_covariance(20_000, 606, n_rows=6) == "operator"
     assert auto_covariance(2_000, 5_010, n_rows=10) == "operator"
+    assert auto_covariance(1_797, 650, "vi", n_rows=10) == "full"
     assert auto_covariance(2_000, 5_010, "vi", n_rows=10) == "diag"
+    assert auto_covariance(None, 650, stream=True, n_rows=10) == "full"
     assert auto_covariance(None, 5_010, stream=True, n_rows=10) == "diag"
 
 

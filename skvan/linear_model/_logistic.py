@@ -69,10 +69,11 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         features). "auto" picks the cheapest of "full" and "dual" within the
         memory budget, else "operator" (VO) or "diag" (VI); see the user guide.
         With more than two classes (a linear predictor per class) "dual" does not
-        apply: "auto" keeps "full" up to 4,096 parameters and beyond takes
-        "operator" under VO (a :class:`~skvan.van.ClassGramPrecision`) and "diag"
-        under VI, whose steps may not reach the optimum within ``max_iter`` on
-        correlated features (a ConvergenceWarning says so).
+        apply: under VO "auto" keeps "full" up to 512 parameters and beyond picks
+        the cheaper of "full" and "operator" (a
+        :class:`~skvan.van.ClassGramPrecision`); under VI "full" up to 4,096
+        parameters and "diag" beyond, whose steps may not reach the optimum
+        within ``max_iter`` on correlated features (a ConvergenceWarning says so).
     hessian : {"exact", "gauss_newton"}, default="exact"
         Curvature in the precision update: expected Hessian, or the Gauss-Newton
         curvature, here the sum of per-example gradient outer products (VAG).

@@ -55,7 +55,7 @@ _SMALL_LEVERAGE = 1e-2
 #: eliminated exactly (free) by the dual (module docstring).
 FREE_RATIO = 1e-6
 #: Relative residual of :class:`OperatorGaussian`'s conjugate-gradient solves:
-#: ``STEP_RTOL`` for mean steps (an inexact Newton step, the forcing term of
+#: at most ``STEP_RTOL`` for mean steps (an inexact Newton step, the forcing term of
 #: liblinear's trust-region Newton: the fixed point is unchanged, and on the
 #: wide benchmarks 1e-1 took a third of the matrix products of 1e-6 for the same
 #: optimum), ``CG_RTOL`` for everything else (draws, ``sigma``).
@@ -593,8 +593,27 @@ class OperatorGaussian(_GramFamily):
         return x
 
     def solve_step(self, g):
-        """``P^-1 g`` for a mean step, to :data:`STEP_RTOL` (inexact Newton)."""
-        return self.solve(g, STEP_RTOL)
+        """``P^-1 g`` for a mean step, an inexact Newton step: to a relative residual
+        (the forcing term) of Eisenstat and Walker's choice 2, ``0.9 (|g_t| /
+        |g_t-1|)^2`` from the last step's gradient, at most :data:`STEP_RTOL` and at
+        least :data:`CG_RTOL`. A fixed forcing term makes the last iterations
+        contract by about that factor, slower than the steps' own rate, and the
+        convergence test, which reads the rate off the steps, then stops short of
+        the tolerance (a multinomial fit of digits at ``C=10`` ended 2.5 ``tol``
+        from scikit-learn's optimum); this one tightens as the gradient falls.
+
+        References
+        ----------
+        S. C. Eisenstat and H. F. Walker, "Choosing the forcing terms in an inexact
+        Newton method", SIAM J. Sci. Comput. 17(1), 1996.
+        """
+        norm = float(np.linalg.norm(g))
+        last = getattr(self, "_step_gradient", None)
+        rtol = STEP_RTOL
+        if last is not None and last > 0 and np.isfinite(norm):
+            rtol = min(max(0.9 * (norm / last) ** 2, CG_RTOL), STEP_RTOL)
+        self._step_gradient = norm
+        return self.solve(g, rtol)
 
     def predictor_variance(self, X):
         """``sum_j x_ij^2 / P_jj``: the variances of ``diag(P)^-1``."""
@@ -668,15 +687,29 @@ SMALL_P = 512
 OPERATOR_COST = 60.0
 
 
+#: The same for a multinomial model's operator, per stored entry of ``X`` and per
+#: class: its products are two passes over ``X`` per class, and it takes a few
+#: more iterations than the factorised form (``python
+#: benchmarks/bench_multinomial.py``'s problems: the full form is faster on
+#: 5,000 x 30 with six classes and 20,000 x 20 with five, the operator on
+#: digits' ten classes, 20,000 x 100 with six and 1,000 x 200 with eight, by
+#: 1.7 to 20 times).
+CLASS_OPERATOR_COST = 300.0
+
+
 def auto_covariance(n_samples, n_params, objective="vo", stream=False, nnz=None, n_rows=1):
     """What ``covariance="auto"`` resolves to.
 
     - A stream (``n_samples`` unknown): ``"full"`` up to :data:`STREAM_FULL_MAX`
       parameters, ``"diag"`` beyond.
-    - A model with ``n_rows > 1`` linear predictors per row (multinomial):
-      ``"full"`` up to :data:`STREAM_FULL_MAX` parameters; beyond, where the ``p^3``
-      of its factorisation dominates, ``"operator"`` under ``objective="vo"``
-      (:class:`ClassGramPrecision`) and ``"diag"`` under ``"vi"``.
+    - A model with ``K = n_rows > 1`` linear predictors per row (multinomial),
+      ``p = n_params / K`` coefficients each: ``"full"`` up to :data:`SMALL_P`
+      parameters; beyond, under ``objective="vo"``, the cheaper of ``"full"``
+      (``K (K + 1) / 2`` Gram blocks and as many predictor covariances, ``K (K +
+      1) n p^2`` times the squared density, plus ``(K p)^3 / 3``) and
+      ``"operator"`` (:class:`ClassGramPrecision`, :data:`CLASS_OPERATOR_COST`
+      times ``K nnz``); under ``"vi"`` ``"full"`` up to :data:`STREAM_FULL_MAX`
+      parameters and ``"diag"`` beyond.
     - A fit: ``"full"`` up to :data:`SMALL_P` parameters. Beyond, the cheapest per
       iteration among the forms within :data:`MEMORY_BUDGET`: ``"full"`` (``p^2``
       floats; the Gram ``X^T W X``, ``n p^2`` times the squared density of ``X``,
@@ -690,12 +723,18 @@ def auto_covariance(n_samples, n_params, objective="vo", stream=False, nnz=None,
     def fits(k):
         return 8.0 * k * k <= MEMORY_BUDGET
 
-    if stream or n_samples is None or n_rows > 1:
-        if n_params <= STREAM_FULL_MAX and fits(n_params):
-            return "full"
-        return "operator" if n_rows > 1 and not stream and objective == "vo" else "diag"
     if n_params <= SMALL_P and fits(n_params):
         return "full"
+    if n_rows > 1 and not stream and n_samples is not None and objective == "vo":
+        n, K, p = float(n_samples), float(n_rows), float(n_params) / n_rows
+        nnz = n * p if nnz is None else float(nnz)
+        density = nnz / (n * p) if n * p > 0 else 1.0
+        costs = {"operator": CLASS_OPERATOR_COST * K * nnz}
+        if fits(n_params):
+            costs["full"] = K * (K + 1) * n * p**2 * density**2 + (K * p) ** 3 / 3.0
+        return min(costs, key=costs.get)
+    if stream or n_samples is None or n_rows > 1:
+        return "full" if n_params <= STREAM_FULL_MAX and fits(n_params) else "diag"
     n, p = float(n_samples), float(n_params)
     nnz = n * p if nnz is None else float(nnz)
     density = nnz / (n * p) if n * p > 0 else 1.0
