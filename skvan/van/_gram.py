@@ -599,8 +599,7 @@ class OperatorGaussian(_GramFamily):
         least :data:`CG_RTOL`. A fixed forcing term makes the last iterations
         contract by about that factor, slower than the steps' own rate, and the
         convergence test, which reads the rate off the steps, then stops short of
-        the tolerance (a multinomial fit of digits at ``C=10`` ended 2.5 ``tol``
-        from scikit-learn's optimum); this one tightens as the gradient falls.
+        the tolerance; this one tightens as the gradient falls.
 
         References
         ----------
