@@ -12,6 +12,8 @@ block sums. Sparse matrices are converted to float64 (scipy's products would
 copy them too).
 """
 
+import functools
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.extmath import row_norms
@@ -210,12 +212,31 @@ class FeaturePairs:
     MIN_ROWS = 64
 
     def __init__(self, n_features, keep_bytes=0):
-        self.a, self.b = np.triu_indices(n_features)
         self.n_features = n_features
-        # Pairs (a, b >= a) are stored feature by feature: a's start at offset[a].
-        self.offset = np.r_[0, np.cumsum(np.arange(n_features, 0, -1))]
         self.keep_bytes = keep_bytes
         self._kept = None  # (X, [(rows, products), ...]) of the last X, if kept
+
+    # The pairs' indices are formed on first use: p (p + 1) / 2 of each (for a
+    # wide design that never pays, gigabytes).
+    @functools.cached_property
+    def _indices(self):
+        return np.triu_indices(self.n_features)
+
+    @property
+    def a(self):
+        """The first feature of each pair."""
+        return self._indices[0]
+
+    @property
+    def b(self):
+        """The second feature of each pair, ``b >= a``."""
+        return self._indices[1]
+
+    @functools.cached_property
+    def offset(self):
+        """Pairs ``(a, b >= a)`` are stored feature by feature: ``a``'s start at
+        ``offset[a]``."""
+        return np.r_[0, np.cumsum(np.arange(self.n_features, 0, -1))]
 
     @classmethod
     def pays(cls, X, n_columns):

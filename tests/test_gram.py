@@ -350,3 +350,22 @@ def test_wide_multinomial_fit_reaches_logistic_regression():
     ref = LogisticRegression(tol=1e-10, max_iter=10_000).fit(X, y)
     assert van.covariance_ == "operator"
     np.testing.assert_allclose(van.coef_, ref.coef_, rtol=0, atol=1e-5 * np.abs(ref.coef_).max())
+
+
+def test_sparse_multinomial_fit_takes_the_operator():
+    """Five classes over 3,000 sparse columns (15,005 parameters): the operator
+    reaches scikit-learn's optimum, and no feature-pair table (``p (p + 1) / 2``
+    indices, for the dense designs where its product pays) is formed."""
+    from sklearn.linear_model import LogisticRegression
+
+    from skvan._data import FeaturePairs
+
+    rng = np.random.RandomState(0)
+    X = sp.random(400, 3_000, density=0.01, random_state=1, format="csr")
+    W = rng.randn(5, 3_000) * (rng.rand(5, 3_000) < 0.05) * 3
+    y = np.argmax(X @ W.T + rng.gumbel(size=(400, 5)), axis=1)
+    van = VANLogisticRegression(C=10.0, tol=1e-8).fit(X, y)
+    ref = LogisticRegression(C=10.0, tol=1e-10, max_iter=100_000).fit(X, y)
+    assert van.covariance_ == "operator"
+    np.testing.assert_allclose(van.coef_, ref.coef_, rtol=0, atol=1e-5 * np.abs(ref.coef_).max())
+    assert "_indices" not in FeaturePairs(10**6).__dict__
