@@ -200,13 +200,17 @@ def test_a_zigzag_is_not_a_newton_finish():
     assert van.n_iter_[0] == 100
 
 
-def _distance_after(steps, deterministic, stochastic=False):
+def _distance_after(steps, deterministic, stochastic=False, step_rtol=None):
     """The distance :class:`MeanContraction` estimates after mean steps of these
-    sizes (a stand-in solver with the mean at 1)."""
+    sizes (a stand-in solver with the mean at 1; ``step_rtol``: the family's
+    forcing term, for inexact Newton steps)."""
     from types import SimpleNamespace
 
-    solver = SimpleNamespace(exact_steps=deterministic and not stochastic,
-                             family=SimpleNamespace(mean=np.ones(2)), fraction=1.0)
+    family = SimpleNamespace(mean=np.ones(2))
+    if step_rtol is not None:
+        family.step_rtol = step_rtol
+    solver = SimpleNamespace(exact_steps=deterministic and not stochastic, family=family,
+                             fraction=1.0)
     stop = MeanContraction(0.0)
     stop.reset()
     for d in steps:
@@ -236,6 +240,10 @@ def test_contraction_that_speeds_up_is_measured_by_its_latest_ratio():
     zigzag = [0.4, 0.2, 0.1, 0.08]  # ratios 0.5, 0.5, 0.8
     assert _distance_after(zigzag, True) == pytest.approx(0.08 * 0.8 / 0.2)
     assert _distance_after([0.4, 0.04, 0.02, 0.0016], True) == pytest.approx(0.0016 * 0.5 / 0.5)
+    # Inexact Newton steps (solved to a relative residual of 0.1) contract no
+    # faster than that, whatever their ratios say.
+    assert _distance_after(steps, True, step_rtol=0.1) == pytest.approx(0.0016 * 0.1 / 0.9)
+    assert _distance_after(steps, True, step_rtol=1e-3) == pytest.approx(latest)
 
 
 @pytest.mark.parametrize("name", ["breast_cancer", "wine", "digits"])

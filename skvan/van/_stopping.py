@@ -58,7 +58,9 @@ class MeanContraction:
     When the steps come from exact full-batch expectations and their ratios,
     all below 1, fall over the whole window each to at most :data:`SUPERLINEAR`
     ``= 1/2`` of the one before (the contraction is speeding up, as in a
-    Newton-like run's last steps), ``r`` is the latest ratio instead: the largest would
+    Newton-like run's last steps), ``r`` is the latest ratio instead (at least
+    the family's ``step_rtol``, the relative residual of an inexact Newton
+    step's solve, where it has one): the largest would
     overestimate the distance by a factor of up to 100 there, and cost a whole
     iteration. A falling window alone is not enough: a diagonal family's
     zig-zag can read as speeding up and stop a fit far from the optimum
@@ -156,7 +158,10 @@ class MeanContraction:
             # Contraction speeding up over the whole window (a Newton-like run's
             # last steps): the latest ratio is the rate from here on, and the
             # largest would overestimate the distance left by its ratio to it.
-            r = ratios[-1]
+            # An inexact Newton step (conjugate gradients to a relative residual,
+            # the family's step_rtol) leaves up to that fraction of itself: the
+            # rate is no better.
+            r = max(ratios[-1], getattr(solver.family, "step_rtol", 0.0))
         if r < 1.0:
             self.distance = d * r / (1.0 - r)
         return bool(self.distance <= self.tol * scale) and self._narrow(solver, scale)
