@@ -221,6 +221,28 @@ class ClassGramPrecision(GramPrecision):
     X : ndarray or CSR matrix of shape (n_rows, p)
     gauge : float or ndarray of shape (p,), default=0.0
         Non-negative ``g_j``.
+
+    See Also
+    --------
+    GramPrecision : The same for one linear predictor per row.
+    OperatorGaussian : The family that solves with it.
+
+    Examples
+    --------
+    A unit ridge plus the data's curvature of a multinomial objective at
+    ``theta`` (its rows' ``K x K`` Hessians in the predictors), as an operator:
+
+    >>> import numpy as np
+    >>> from skvan.objectives import MultinomialObjective
+    >>> from skvan.van import ClassGramPrecision
+    >>> rng = np.random.RandomState(0)
+    >>> X, y = rng.randn(30, 4), rng.randint(3, size=30)
+    >>> f = MultinomialObjective(X, np.eye(3)[y])
+    >>> _, _, H = f.loss.loss_derivatives(f.Y, f.predictors(rng.randn(12)))
+    >>> P = ClassGramPrecision(np.ones(12), H, X)
+    >>> v = rng.randn(12)
+    >>> bool(np.allclose(P @ v, v + f.data_curvature(H) @ v))
+    True
     """
 
     def __init__(self, lam, d, X, gauge=0.0, cache=None):
