@@ -61,10 +61,10 @@ FREE_RATIO = 1e-6
 #: optimum), ``CG_RTOL`` for everything else (draws, ``sigma``).
 STEP_RTOL = 1e-1
 #: The least forcing term of a mean step (:meth:`OperatorGaussian.solve_step`):
-#: each step then gains at least three digits on the last, which the convergence
-#: test reads as the rate (never better than the forcing term), and conjugate
-#: gradients spend no iterations on digits below the fit's tolerance.
-STEP_RTOL_MIN = 1e-3
+#: each step then gains at least two digits on the last, the rate the
+#: convergence test reads (never better than the forcing term), and conjugate
+#: gradients spend no iterations on digits the next step would discard.
+STEP_RTOL_MIN = 1e-2
 CG_RTOL = 1e-8
 _EIG_FLOOR = 1e-12
 
