@@ -14,7 +14,11 @@
 2. Held-out log-loss on small training sets: the predictions of the VI
    posterior averaged over ``q`` (``predict_proba``) against the plug-in ones at
    its mean and scikit-learn's (MAP), over random training subsets.
-3. ``--expansion`` (only this): the errors of the second-order expansion and of
+3. ``--forms`` (only this): ``covariance="full"`` against ``"operator"`` on the
+   problems above of at most 4,096 parameters and two generated ones (20,000 x
+   100 with six classes, 1,000 x 200 with eight), and what ``"auto"`` picks: the
+   data behind its cost per iteration of each form.
+4. ``--expansion`` (only this): the errors of the second-order expansion and of
    the degree-3 cubature rule, which the solver's expectations choose between by
    the trace of each row's predictor covariance ``V_i``, against a quasi-Monte
    Carlo reference (2^15 antithetic Sobol points), for 5, 10 and 20 classes and
@@ -22,6 +26,7 @@
 
 Run: python benchmarks/bench_multinomial.py [--repeats 5] [--quick] [--expansion]
      python benchmarks/bench_multinomial.py --problems 500   (the timing rows named so)
+     python benchmarks/bench_multinomial.py --forms [--problems WORD]
 """
 
 import argparse
@@ -136,6 +141,45 @@ def time_fits(repeats, quick, C=1.0, only=None):
     print()
 
 
+def form_problems():
+    """The timing problems that a factorised form can fit (at most 4,096
+    parameters), and two generated ones between them."""
+    for name, X, y in timing_problems(False):
+        if (X.shape[1] + 1) * len(np.unique(y)) <= 4_096:
+            yield name, X, y
+    for n, p, K, seed in ((20_000, 100, 6, 0), (1_000, 200, 8, 1)):
+        X, y = make_classification(n, p, n_informative=min(p - 2, 60), n_redundant=0,
+                                   n_classes=K, n_clusters_per_class=1, random_state=seed)
+        yield f"synthetic ({n} x {p}, {K} classes)", StandardScaler().fit_transform(X), y
+
+
+def time_forms(repeats, only=None):
+    """``--forms``: VAN with ``covariance="full"`` against ``"operator"`` (medians of
+    alternating repeats), and what ``"auto"`` picks: the data behind
+    ``skvan.van._gram.CLASS_OPERATOR_COST``."""
+    from skvan.van import auto_covariance
+
+    print(f"covariance='full' against 'operator' (VO, C=1, medians of {repeats} alternating "
+          "repeats; ms (iterations)), and 'auto''s choice")
+    print(f"{'problem':<40}{'params':>8}{'full':>16}{'operator':>16}{'op / full':>11}{'auto':>10}")
+    for name, X, y in form_problems():
+        if only and not any(word in name for word in only):
+            continue
+        K = len(np.unique(y))
+        times = {"full": [], "operator": []}
+        fitted = {}
+        for _ in range(repeats):
+            for form in times:
+                t, fitted[form] = timed(lambda f=form: VANLogisticRegression(covariance=f), X, y)
+                times[form].append(t)
+        med = {k: float(np.median(v)) for k, v in times.items()}
+        n_params = (X.shape[1] + 1) * K
+        auto = auto_covariance(X.shape[0], n_params, n_rows=K)
+        cells = "".join(f"{1e3 * med[k]:>9.1f} ({int(fitted[k].n_iter_[0]):>3})" for k in times)
+        print(f"{name:<40}{n_params:>8}{cells}{med['operator'] / med['full']:>11.2f}{auto:>10}",
+              flush=True)
+
+
 def small_training_sets(n_splits, sizes=(20, 40, 80)):
     print("Held-out log-loss on small training sets (mean over splits); VI posterior "
           "averaged vs plug-in at its mean vs scikit-learn (MAP), C=1\n")
@@ -220,12 +264,17 @@ def main():
     parser.add_argument("--quick", action="store_true", help="10,000 synthetic rows, 3 splits")
     parser.add_argument("--problems", nargs="*", default=None, metavar="WORD",
                         help="only the timing problems whose names contain one of these words")
+    parser.add_argument("--forms", action="store_true",
+                        help="only covariance='full' against 'operator' and auto's choice")
     parser.add_argument("--expansion", action="store_true",
                         help="only the expansion's and the rule's errors against quasi-Monte Carlo")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     if args.expansion:
         expansion_errors()
+        return
+    if args.forms:
+        time_forms(args.repeats, only=args.problems)
         return
     time_fits(args.repeats, args.quick, only=args.problems)
     if args.problems is not None:

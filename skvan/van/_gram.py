@@ -719,11 +719,8 @@ OPERATOR_COST = 60.0
 
 #: The same for a multinomial model's operator, per stored entry of ``X`` and per
 #: class: its products are two passes over ``X`` per class, and it takes a few
-#: more iterations than the factorised form (``python
-#: benchmarks/bench_multinomial.py``'s problems: the full form is faster on
-#: 5,000 x 30 with six classes and 20,000 x 20 with five, the operator on
-#: digits' ten classes, 20,000 x 100 with six and 1,000 x 200 with eight, by
-#: 1.7 to 20 times).
+#: more iterations than the factorised form (calibrated by ``python
+#: benchmarks/bench_multinomial.py --forms``, which times both forms).
 CLASS_OPERATOR_COST = 300.0
 
 
