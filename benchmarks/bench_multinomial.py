@@ -169,9 +169,9 @@ def time_forms(repeats, only=None):
         times = {"full": [], "operator": []}
         fitted = {}
         for _ in range(repeats):
-            for form in times:
+            for form, runs in times.items():
                 t, fitted[form] = timed(lambda f=form: VANLogisticRegression(covariance=f), X, y)
-                times[form].append(t)
+                runs.append(t)
         med = {k: float(np.median(v)) for k, v in times.items()}
         n_params = (X.shape[1] + 1) * K
         auto = auto_covariance(X.shape[0], n_params, n_rows=K)
