@@ -131,13 +131,14 @@ SECTIONS = [
      "python benchmarks/bench_multinomial.py --repeats 3",
      "Matched accuracy, `C=1`, medians of 3 alternating repeats; then held-out "
      "log-loss of the VI posterior averaged, at its mean, and scikit-learn's MAP. "
-     "Digits and the 2,000 x 500 set keep the precision as an operator "
+     "Digits, the 2,000 x 500 set and the sparse one keep the precision as an operator "
      "(`covariance=\"auto\"` by its cost per iteration: conjugate-gradient Newton "
      "steps, `O(n K p)` per product); the others factorise it, each iteration making "
      "two passes over the rows for every pair of classes (the rows' predictor "
      "covariances and the curvature's Gram blocks) and, while `q` is wide, a batched "
      "`eigh` for the cubature's roots; newton-cholesky makes one pass. The small "
-     "sets' ratios are fixed costs around fits of a few ms.", ""),
+     "sets' ratios are fixed costs around fits of a few ms. On a busy machine the ratios "
+     "moved by up to 30% between runs.", ""),
     ("blas_rate", "The Hessian pass against the BLAS",
      "python benchmarks/bench_passes.py --blas-rate",
      "The pass that forms the curvature in default fits of the binary and "
@@ -146,7 +147,7 @@ SECTIONS = [
      "rate, above 1 less arithmetic than a product per block (the symmetric product, "
      "the feature pairs); one run. The large binary and Lasso passes run at about "
      "the BLAS's rate. Fits whose precision is an operator (digits' ten classes, the "
-     "2,000 x 500 multinomial set) form no Hessian and are not listed.", ""),
+     "2,000 x 500 and the sparse multinomial sets) form no Hessian and are not listed.", ""),
     ("stochastic", "Stochastic VAN",
      "python benchmarks/bench_stochastic.py --passes",
      "Logistic regression, `C=1`: passes over the data (epochs, iterations) to "
