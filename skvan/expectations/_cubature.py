@@ -251,6 +251,13 @@ class SoftmaxCubature(LinearPredictorExpectation):
 PROBIT_SCALE = np.pi / 8.0
 
 
+def _marginal_only(family):
+    """Whether ``q``'s covariance is read through its marginal variances alone: a
+    diagonal family's, or an operator's ``diag(P)^-1`` (its precision is not a
+    matrix, as for its binary rows)."""
+    return family.diagonal or not isinstance(family.precision, np.ndarray)
+
+
 def class_variance_blocks(family, K, column_scale=None):
     """What :func:`probit_log_softmax` needs of ``q``: each class's block of its
     covariance, ``(K, p, p)`` (a diagonal family, or an operator's ``diag(P)^-1``:
@@ -258,7 +265,7 @@ def class_variance_blocks(family, K, column_scale=None):
     ``theta = theta' / column_scale`` where ``family`` is over ``theta'``."""
     s = np.ones(family.n_params) if column_scale is None else column_scale
     p = family.n_params // K
-    if family.diagonal or not isinstance(family.precision, np.ndarray):  # (an operator's)
+    if _marginal_only(family):
         return (family.marginal_variance() / s**2).reshape(K, p)
     S = family.sigma
     return np.stack([S[k * p:(k + 1) * p, k * p:(k + 1) * p] / np.outer(s[k * p:(k + 1) * p],
@@ -316,9 +323,7 @@ def predictor_covariances(X, K, family, pairs=None):
     p = X.shape[1]
     n = X.shape[0]
     V = np.zeros((n, K, K))
-    if family.diagonal or not isinstance(family.precision, np.ndarray):
-        # (an operator's precision: the variances of diag(P)^-1, as for its
-        # binary rows)
+    if _marginal_only(family):
         var = family.marginal_variance().reshape(K, p)
         idx = np.arange(K)
         V[:, idx, idx] = np.asarray(dot(squared(X), var.T))

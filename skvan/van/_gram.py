@@ -168,14 +168,19 @@ class GramPrecision(LinearOperator):
         """``diag(P) = lam + (X^2)^T d``."""
         return self.lam + self.data_diagonal()
 
-    def updated(self, curvature, beta, keep):
-        """``keep P + beta C`` for a :class:`RowCurvature` ``C`` on the same design."""
+    def _updated_parts(self, curvature, beta, keep):
+        """``(lam, d)`` of ``keep P + beta C``, ``C`` a :class:`RowCurvature` on the same
+        design (its rows scattered into ``d``: per-row weights or blocks)."""
         d = keep * self.d
         if curvature.rows is None:
             d = d + beta * curvature.d
         else:
             np.add.at(d, curvature.rows, beta * curvature.d)
-        lam = keep * self.lam + beta * curvature.diagonal
+        return keep * self.lam + beta * curvature.diagonal, d
+
+    def updated(self, curvature, beta, keep):
+        """``keep P + beta C`` for a :class:`RowCurvature` ``C`` on the same design."""
+        lam, d = self._updated_parts(curvature, beta, keep)
         return GramPrecision(lam, d, self.X, self.free, self._cache)
 
     def in_coordinates(self, column_scale, X):
@@ -274,12 +279,7 @@ class ClassGramPrecision(GramPrecision):
     def updated(self, curvature, beta, keep):
         """``keep P + beta C`` for a :class:`RowCurvature` ``C`` of row blocks on the
         same design."""
-        d = keep * self.d
-        if curvature.rows is None:
-            d = d + beta * curvature.d
-        else:
-            np.add.at(d, curvature.rows, beta * curvature.d)
-        lam = keep * self.lam + beta * curvature.diagonal
+        lam, d = self._updated_parts(curvature, beta, keep)
         gauge = keep * self.gauge + beta * curvature.gauge
         return ClassGramPrecision(lam, d, self.X, gauge, self._cache)
 
