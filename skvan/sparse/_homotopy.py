@@ -87,10 +87,18 @@ def _homotopy(check, before, coef, max_events=None, piece=None, go_on=None):
     of the path followed, ``w(t) = w0 + (t - t0) dw`` on ``[t0, t1]``, and returns
     ``(coef, n_events, ok, t)``, ``t`` where it stopped (1 when ``ok``): after
     ``max_events`` events, or once ``go_on(support size, events so far)`` is
-    false (None: never)."""
+    false (None: never).
+
+    Each event solves the equations of the new support at ``t = 1``
+    (:meth:`_KKTCheck.solve`); the check judges them (:meth:`_KKTCheck.judge`)
+    only where the events end (none before ``t = 1``, or a limit), and at every
+    event where no factorisation solved them (least-squares values, whose
+    equations may have no solution): on a factored support the equations hold to
+    round-off, and the next event, or none, says the rest."""
     support = (coef != 0) | check.free
     signs = np.sign(coef)
-    solved, grad, _, _, unsolved, ok = check(support, signs)
+    solved, idx, grad, _ = check.solve(support, signs)
+    unsolved, ok = check.judge(solved, idx, signs, grad)[2:]
     if ok:
         if piece is not None:
             piece(0.0, 1.0, coef, solved - coef)
@@ -106,22 +114,19 @@ def _homotopy(check, before, coef, max_events=None, piece=None, go_on=None):
     state = np.empty((3, p))
     c = before.smooth_gradient(coef)
     state[0], state[1], state[2] = strength - c, strength + c, coef
-    slope = np.empty((3, p))
-    times = np.empty((3, p))
-    event = np.empty((3, p), dtype=bool)
-    penalised = ~check.free
-    t, closed, n_events = 0.0, None, 0
+    work = _EventWork(support, ~check.free)
+    t, closed, n_events, judged = 0.0, None, 0, True
     # On a fixed support the check's solution at t = 1 and the values at t lie
-    # on one line: each segment's slopes come from the check that failed.
+    # on one line: each segment's slopes come from the check's solve.
     while (n_events < max_events and not any_of(unsolved > 0) and 1.0 - t > _EPS
            and (go_on is None or go_on(np.count_nonzero(support), n_events))):
-        k, h = _next_event(state, slope, times, event, grad - (strength + t * dstrength - state[0]),
-                           (1.0 - t) * dstrength, solved, support, penalised, closed, 1.0 - t)
+        k, h = work.next_event(state, grad - (strength + t * dstrength - state[0]),
+                               (1.0 - t) * dstrength, solved, closed, 1.0 - t)
         if not h <= 1.0 - t:
-            break  # no event before t = 1: the check failed on its tolerances
+            break  # no event before t = 1
         if piece is not None:
-            piece(t, t + h, state[2], slope[2])
-        state += h * slope
+            piece(t, t + h, state[2], work.slope[2])
+        state += h * work.slope
         t += h
         n_events += 1
         j = k % p
@@ -134,40 +139,65 @@ def _homotopy(check, before, coef, max_events=None, piece=None, go_on=None):
         else:
             closed = (2, j)  # it enters at 0 and moves away from it
             support[j], signs[j] = True, -np.sign(c_j)
-        solved, grad, _, _, unsolved, ok = check(support, signs)
-        if ok:
-            if piece is not None:
-                piece(t, 1.0, state[2], (solved - state[2]) / (1.0 - t))
-            return solved, n_events, True, 1.0
+        work.moved(j, support[j])
+        solved, idx, grad, factored = check.solve(support, signs)
+        judged = not factored
+        if judged:
+            unsolved, ok = check.judge(solved, idx, signs, grad)[2:]
+            if ok:
+                break
+    if not judged:
+        unsolved, ok = check.judge(solved, idx, signs, grad)[2:]
+    if ok:
+        if piece is not None:
+            piece(t, 1.0, state[2], (solved - state[2]) / (1.0 - t))
+        return solved, n_events, True, 1.0
     return np.where(support, solved, 0.0), n_events, False, t
 
 
-def _next_event(state, slope, times, event, e, moved, solved, support, penalised, closed, rest):
-    """The homotopy's next event from ``t`` (``rest = 1 - t`` to go): ``(k, h)``,
-    the row-major index into ``state`` of the first row to reach 0 and the step
-    ``h`` in ``t`` to it (inf: none). ``e`` is the smooth gradient's change to
-    ``t = 1``, ``moved`` the strengths'; ``slope``, ``times`` and ``event`` are
-    workspaces (``slope`` holds the slopes on return)."""
-    np.subtract(moved, e, out=slope[0])
-    np.add(moved, e, out=slope[1])
-    np.subtract(solved, state[2], out=slope[2])
-    slope /= rest
-    # Each row reaches 0 after -value / slope: a slack of an inactive coordinate
-    # where it falls (from round-off below 0: at once), an active penalised
-    # coefficient where it moves towards 0.
-    with np.errstate(divide="ignore", invalid="ignore"):
-        np.divide(state, slope, out=times)
-    np.negative(times, out=times)
-    np.less(slope[:2], 0, out=event[:2])
-    event[:2] &= ~support
-    np.greater(times[2], 0, out=event[2])
-    event[2] &= support
-    event[2] &= penalised
-    if closed is not None:
-        event[closed] = False  # the bound the last event's coefficient is at
-    times[~event] = np.inf
-    k = int(np.argmin(times))
-    return k, max(float(times.flat[k]), 0.0)
+class _EventWork:
+    """:func:`_homotopy`'s workspaces for finding its next event, and the masks
+    of the coordinates whose slacks (off the support) and whose values (on it,
+    penalised) can reach 0, updated one coordinate per event."""
+
+    def __init__(self, support, penalised):
+        p = support.shape[0]
+        self.slope = np.empty((3, p))
+        self.times = np.empty((3, p))
+        self.event = np.empty((3, p), dtype=bool)
+        self.penalised = penalised
+        self.off, self.on = ~support, support & penalised
+
+    def moved(self, j, entered):
+        """Coordinate ``j`` entered the support (or left it)."""
+        self.off[j] = not entered
+        self.on[j] = entered and self.penalised[j]
+
+    def next_event(self, state, e, moved, solved, closed, rest):
+        """The homotopy's next event from ``t`` (``rest = 1 - t`` to go): ``(k, h)``,
+        the row-major index into ``state`` of the first row to reach 0 and the step
+        ``h`` in ``t`` to it (inf: none). ``e`` is the smooth gradient's change to
+        ``t = 1``, ``moved`` the strengths'; :attr:`slope` holds the slopes on
+        return."""
+        slope, times, event = self.slope, self.times, self.event
+        np.subtract(moved, e, out=slope[0])
+        np.add(moved, e, out=slope[1])
+        np.subtract(solved, state[2], out=slope[2])
+        slope /= rest
+        # Each row reaches 0 after -value / slope: a slack of an inactive
+        # coordinate where it falls (from round-off below 0: at once), an active
+        # penalised coefficient where it moves towards 0.
+        np.less(slope[:2], 0, out=event[:2])
+        event[:2] &= self.off
+        np.multiply(state[2], slope[2], out=times[2])
+        np.less(times[2], 0, out=event[2])
+        event[2] &= self.on
+        if closed is not None:
+            event[closed] = False  # the bound the last event's coefficient is at
+        times.fill(-np.inf)
+        np.divide(state, slope, out=times, where=event)
+        k = int(np.argmax(times))
+        return k, max(-float(times.flat[k]), 0.0)
 
 
 def kkt_path(start, end, coef, at, rtol=1e-9, max_events=None, max_support=None,

@@ -55,13 +55,14 @@ def support_from_q(mean, variance, strength, eps=SIGN_EPS, slack=0.0):
 
 
 def _solve_on_support(objective, b, strength, support, signs):
-    """``(w, idx)``: the values solving ``G_SS w_S = b_S - lambda_S z_S`` on the
-    support (by Cholesky, or the minimum-norm least-squares values where ``G_SS``
-    is singular: those need not solve the equations, :class:`_KKTCheck` checks)
-    and the support's indices."""
+    """``(w, idx, factored)``: the values solving ``G_SS w_S = b_S - lambda_S z_S``
+    on the support (by Cholesky, or the minimum-norm least-squares values where
+    ``G_SS`` is singular: those need not solve the equations, :class:`_KKTCheck`
+    checks), the support's indices, and whether a factorisation solved them (the
+    equations then hold to round-off)."""
     w = np.zeros(b.shape[0], dtype=b.dtype)  # (not zeros_like: a check is many small calls)
     if not any_of(support):
-        return w, support.nonzero()[0]
+        return w, support.nonzero()[0], True
     system = _support_system(objective, support)
     idx = system.idx
     rhs = b.take(idx) - strength.take(idx) * signs.take(idx)
@@ -69,11 +70,12 @@ def _solve_on_support(objective, b, strength, support, signs):
         z = system.solve(rhs)
         if z is not None:
             w[idx] = z
-            return w, idx
+            return w, idx, True
         system = _new_system(objective, idx)
     diag = system.diag
     rhs /= diag
     z = None if system.factor is None else _cho_solve(system.factor, rhs)
+    factored = z is not None
     if z is None:
         # Singular or ill-conditioned (collinear or duplicated columns): the
         # minimum-norm least-squares values, which solve the equations only if
@@ -88,7 +90,7 @@ def _solve_on_support(objective, b, strength, support, signs):
             # near-duplicate columns; QR with column pivoting does not.
             z = linalg.lstsq(A, rhs, check_finite=False, lapack_driver="gelsy")[0]
     w[idx] = z / diag
-    return w, idx
+    return w, idx, factored
 
 
 #: Supports whose systems an objective keeps (:func:`_support_system`): a Lasso
@@ -521,25 +523,38 @@ class _KKTCheck:
         A check made with ``equations_when_flipped=False`` returns ``unsolved``
         None when a sign flipped: the check has failed then, and the corrections
         (:func:`kkt_finish`, :class:`LassoCertificate`) look at the equations only
-        when no sign did; the homotopy reads them at every event."""
+        when no sign did."""
+        w, idx, grad, _ = self.solve(support, signs)
+        return (w, grad) + self.judge(w, idx, signs, grad)
+
+    def solve(self, support, signs):
+        """``(w, idx, grad, factored)``: :func:`_solve_on_support`'s values, the
+        support's indices and whether a factorisation solved the equations, and
+        the smooth gradient at ``w``; the first half of a check, which the
+        homotopy makes at each event (it judges only where its events end)."""
+        w, idx, factored = _solve_on_support(self.objective, self.b, self.strength, support,
+                                             signs)
+        return w, idx, self.objective.smooth_gradient(w), factored
+
+    def judge(self, w, idx, signs, grad):
+        """``(flipped, excess, unsolved, ok)`` of :meth:`__call__` for :meth:`solve`'s
+        values ``w`` on the support ``idx`` with ``signs``."""
         # (take and the array methods: a path makes one check per kink, and
         # these few dozen small calls are most of one.)
-        w, idx = _solve_on_support(self.objective, self.b, self.strength, support, signs)
-        grad = self.objective.smooth_gradient(w)
         excess = np.abs(grad)
         excess -= self.strength
         excess[idx] = -np.inf
         ok = not any_of(excess > self.atol)
         if self.expect is not None:
             self.expect(excess)  # the rows' Gram columns form the likely entries together
-        flipped = np.zeros(support.shape[0], dtype=bool)
+        flipped = np.zeros(w.shape[0], dtype=bool)
         if idx.size:
             strength_s, z, w_s = self.strength.take(idx), signs.take(idx), w.take(idx)
             flips = w_s * z <= 0
             flips &= strength_s != 0
             if not self.equations_when_flipped and any_of(flips):
                 flipped[idx] = flips
-                return w, grad, flipped, excess, None, False
+                return flipped, excess, None, False
         unsolved = np.empty(w.shape[0])
         unsolved.fill(-np.inf)
         if idx.size:
@@ -555,7 +570,7 @@ class _KKTCheck:
             flipped[idx] = flips
             unsolved[idx] = miss
             ok = ok and not any_of(flips)
-        return w, grad, flipped, excess, unsolved, ok
+        return flipped, excess, unsolved, ok
 
     def unsolvable(self, flipped, unsolved):
         """Whether a failed check's support has equations with no solution: no
