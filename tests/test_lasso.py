@@ -600,19 +600,21 @@ def test_a_check_without_equations_after_a_flip_decides_as_the_full_one(form):
 
 
 @pytest.mark.parametrize("form", ["gram", "rows", "sparse rows"])
-def test_a_support_one_larger_borders_the_kept_factor(form):
-    """A support one coefficient larger than a kept one borders that factor
-    (its indices in the order they entered) and solves as a new factorisation
-    does; a column that makes the support singular (a duplicate) gets no
-    factor, as from scratch, and the least-squares values."""
+def test_a_support_near_a_kept_one_updates_its_factor(form):
+    """A support a few coefficients off a kept one updates that factor (rows
+    deleted by Givens rotations, the new coefficients bordered as a block, in
+    the order they entered) and solves as a new factorisation does, with its
+    bounds above ||A^-1||_1 and the column sums of |A|; a column that makes the
+    support singular (a duplicate) gets no factor, as from scratch, and the
+    least-squares values."""
     from skvan.objectives import L1Penalty, LinearModelObjective, QuadraticObjective, SquaredLoss
     from skvan.sparse._kkt import _new_system, _solve_on_support, _support_system
 
     rng = np.random.default_rng(0)
-    X = rng.standard_normal((40, 8)) * np.logspace(-3, 3, 8)
-    X[:, 7] = X[:, 2]
+    X = rng.standard_normal((40, 12)) * np.logspace(-3, 3, 12)
+    X[:, 11] = X[:, 2]
     y = rng.standard_normal(40)
-    penalty = L1Penalty(np.full(8, 0.1))
+    penalty = L1Penalty(np.full(12, 0.1))
 
     def objective():  # a new one each time: nothing kept
         f = LinearModelObjective(sp.csr_matrix(X) if form == "sparse rows" else X, y,
@@ -620,24 +622,50 @@ def test_a_support_one_larger_borders_the_kept_factor(form):
         return QuadraticObjective.from_linear(f) if form == "gram" else f
 
     f, fresh = objective(), objective()
-    b = -f.smooth_gradient(np.zeros(8))
-    signs = np.sign(rng.standard_normal(8))
-    small = np.isin(np.arange(8), [1, 2, 5])
-    _support_system(f, small)
-    larger = small | (np.arange(8) == 3)
-    system = _support_system(f, larger)
-    np.testing.assert_array_equal(system.idx, [1, 2, 5, 3])  # bordered: 3 entered last
-    G = f.gram_block(system.idx)
-    A = G / system.diag[:, None] / system.diag[None, :]
-    # ||A^-1||_1 kept from the parent's estimate plus the bordering's bound
-    assert system.inv_norm >= np.abs(np.linalg.inv(A)).sum(axis=0).max() / 3
-    expected = _solve_on_support(fresh, b, penalty.strength, larger, signs)[0]
-    got = _solve_on_support(f, b, penalty.strength, larger, signs)[0]
-    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12 * np.abs(expected).max())
-    singular = larger | (np.arange(8) == 7)
+    b = -f.smooth_gradient(np.zeros(12))
+    signs = np.sign(rng.standard_normal(12))
+    _support_system(f, np.isin(np.arange(12), [1, 2, 5, 6, 8]))
+    for members, order in [([1, 2, 5, 6, 8, 3], [1, 2, 5, 6, 8, 3]),  # one enters
+                           ([1, 2, 5, 6, 8, 3, 0, 9], [1, 2, 5, 6, 8, 3, 0, 9]),  # a batch
+                           ([1, 5, 6, 8, 3, 0, 9, 4], [1, 5, 6, 8, 3, 0, 9, 4])]:  # 2 out, 4 in
+        support = np.isin(np.arange(12), members)
+        system = _support_system(f, support)
+        np.testing.assert_array_equal(system.idx, order)
+        G = f.gram_block(system.idx)
+        A = G / system.diag[:, None] / system.diag[None, :]
+        L = np.tril(system.factor)
+        np.testing.assert_allclose(L @ L.T, A, rtol=0, atol=1e-13)
+        assert system.inv_norm >= np.abs(np.linalg.inv(A)).sum(axis=0).max() / 3
+        assert np.all(system.colsum >= np.abs(A).sum(axis=0) * (1 - 1e-14))
+        expected = _solve_on_support(fresh, b, penalty.strength, support, signs)[0]
+        got = _solve_on_support(f, b, penalty.strength, support, signs)[0]
+        np.testing.assert_allclose(got, expected, rtol=1e-10,
+                                   atol=1e-12 * np.abs(expected).max())
+    singular = support | np.isin(np.arange(12), [2, 11])  # 11 duplicates 2
     system = _support_system(f, singular)
     assert system.factor is None and system.A is not None
     assert _new_system(fresh, np.flatnonzero(singular)).factor is None
+
+
+def test_without_givens_deletions_a_smaller_support_is_factored_afresh(monkeypatch):
+    """Without scikit-learn's ``cholesky_delete`` a support lacking some of a kept
+    one's coefficients is factored afresh (sorted indices), to the same values."""
+    from skvan.objectives import L1Penalty, QuadraticObjective
+    from skvan.sparse import _kkt
+
+    rng = np.random.default_rng(1)
+    X, y = rng.standard_normal((30, 10)), rng.standard_normal(30)
+    f = QuadraticObjective.from_data(X, y, penalty=L1Penalty(np.full(10, 0.1)))
+    b, signs = f.b, np.sign(rng.standard_normal(10))
+    kept, smaller = np.arange(10) < 8, np.isin(np.arange(10), [0, 2, 3, 4, 5, 6, 7])
+    _kkt._support_system(f, kept)
+    updated = _kkt._solve_on_support(f, b, f.penalty.strength, smaller, signs)[0]
+    monkeypatch.setattr(_kkt, "_cholesky_delete", None)
+    g = QuadraticObjective.from_data(X, y, penalty=L1Penalty(np.full(10, 0.1)))
+    _kkt._support_system(g, kept)
+    np.testing.assert_array_equal(_kkt._support_system(g, smaller).idx, [0, 2, 3, 4, 5, 6, 7])
+    fresh = _kkt._solve_on_support(g, b, g.penalty.strength, smaller, signs)[0]
+    np.testing.assert_allclose(updated, fresh, rtol=1e-12, atol=1e-14 * np.abs(fresh).max())
 
 
 @pytest.mark.parametrize("alpha", [0.3, 0.01])

@@ -202,10 +202,9 @@ class GramColumns:
                 self.position[j] = used + k
         return np.array([self.position[int(j)] for j in idx], dtype=np.intp)
 
-    def column(self, j):
-        """``G[:, j]``."""
-        position = self._ensure([j])[0]
-        return self.matrix[:, position]
+    def columns(self, idx, cols):
+        """``G[idx][:, cols]``."""
+        return self.matrix.take(idx, axis=0).take(self._ensure(cols), axis=1)
 
     def block(self, idx):
         """``G[idx, idx]``."""
@@ -440,13 +439,14 @@ class LinearModelObjective(RowsObjective):
         columns = self._kept_columns()
         return gram(self.X[:, idx], self.weights) if columns is None else columns.block(idx)
 
-    def gram_column(self, idx, j):
-        """``(X^T W X)[idx, j]``: one column against the columns ``idx``."""
+    def gram_columns(self, idx, cols):
+        """``(X^T W X)[idx][:, cols]``: the columns ``cols`` against the columns ``idx``."""
         columns = self._kept_columns()
         if columns is not None:
-            return columns.column(j)[idx]
-        x_j = self.X[:, [j]].toarray().ravel() if hasattr(self.X, "toarray") else self.X[:, j]
-        return np.asarray(tdot(self.X[:, idx], self.weights * x_j)).ravel()
+            return columns.columns(idx, cols)
+        X_cols = self.X[:, cols]
+        X_cols = X_cols.toarray() if hasattr(X_cols, "toarray") else np.asarray(X_cols)
+        return np.asarray(tdot(self.X[:, idx], self.weights[:, None] * X_cols))
 
     def gram_diagonal(self):
         """``diag(X^T W X)`` (in row blocks: no ``X^2`` temporary)."""

@@ -151,9 +151,9 @@ class QuadraticObjective(Objective):
         certificate takes a block once or twice per iteration)."""
         return self.G.take(idx, axis=0).take(idx, axis=1)
 
-    def gram_column(self, idx, j):
-        """``G[idx, j]`` (row ``j`` of the symmetric ``G``: contiguous)."""
-        return self.G[j].take(idx)
+    def gram_columns(self, idx, cols):
+        """``G[idx][:, cols]`` (rows ``cols`` of the symmetric ``G``: contiguous)."""
+        return self.G.take(cols, axis=0).take(idx, axis=1).T
 
     def gram_diagonal(self):
         """``diag(G)``."""
@@ -249,10 +249,11 @@ class RidgedQuadratic(QuadraticObjective):
         block.reshape(-1)[:: idx.size + 1] += self.ridge.take(idx)
         return block
 
-    def gram_column(self, idx, j):
-        column = self.ridgeless.gram_column(idx, j)
-        column[idx == j] += self.ridge[j]
-        return column
+    def gram_columns(self, idx, cols):
+        block = self.ridgeless.gram_columns(idx, cols)
+        rows, columns = np.nonzero(idx[:, None] == cols[None, :])
+        block[rows, columns] += self.ridge.take(cols[columns])
+        return block
 
     def gram_diagonal(self):
         return self.ridgeless.gram_diagonal() + self.ridge

@@ -27,6 +27,11 @@ from .._blas import _one_blas_thread
 from .._reductions import all_finite, all_of, any_of, max_of
 from ..objectives import L1Penalty, QuadraticObjective, RidgedQuadratic
 
+try:  # LARS's deletion of a row and column from a Cholesky factor (Givens rotations)
+    from sklearn.utils.arrayfuncs import cholesky_delete as _cholesky_delete
+except ImportError:  # pragma: no cover - without it, such supports are factored afresh
+    _cholesky_delete = None
+
 #: A coefficient is zero when ``q`` gives its other sign at least this probability
 #: (float64 resolution: below it, ``1 - p`` is 1 and the sign is certain).
 SIGN_EPS = float(np.finfo(np.float64).eps)
@@ -110,18 +115,18 @@ def _support_system(objective, support):
     """The system of ``support``: its indices ``idx``, the equilibration ``diag = sqrt(diag G_SS)``
     (1 where that is 0), the lower Cholesky ``factor`` of ``A = D^-1 G_SS D^-1``
     (None where :func:`_solve_positive` would give up, and then ``A`` itself,
-    else None), the column sums ``colsum`` of ``|A|`` (its 1-norm is their
-    maximum) and ``inv_norm``, an estimate or upper bound of ``||A^-1||_1``.
-    Equilibrated, so that columns on wildly different scales do not cost
-    accuracy.
+    else None), upper bounds ``colsum`` of the column sums of ``|A|`` (its 1-norm
+    is their maximum; exact but after a deletion) and ``inv_norm``, an estimate
+    or upper bound of ``||A^-1||_1``. Equilibrated, so that columns on wildly
+    different scales do not cost accuracy.
 
     None of it depends on the penalty: the last :data:`SUPPORT_CACHE_SIZE`
     supports are kept on the objective and its re-penalised copies
-    (:meth:`~skvan.objectives.Objective.support_systems`). A support one
-    coefficient larger than a kept one (a KKT correction that enters a
-    coefficient) borders that one's factor with a row, ``O(|S|^2)`` instead of
-    a new factorisation's ``O(|S|^3)``; its indices are then in the order the
-    coefficients entered, not sorted (every use scatters through them).
+    (:meth:`~skvan.objectives.Objective.support_systems`). A support a few
+    coefficients off a kept one (a path's event, a KKT correction) updates that
+    one's factor (:func:`_updated_system`) instead of a new factorisation's
+    ``O(|S|^3)``; its indices are then in the order the coefficients entered,
+    not sorted (every use scatters through them).
 
     An objective whose ``G`` is a ridge plus the Gram matrix of fewer rows than
     the support's ridged coefficients (``objective.ridged_rows``, an elastic net
@@ -135,7 +140,7 @@ def _support_system(objective, support):
         rows = getattr(objective, "ridged_rows", None)
         system = None if rows is None else rows.system(support)
         if system is None:
-            system = _bordered_system(objective, support, cache.values())
+            system = _updated_system(objective, support, cache.values())
         if system is None:
             system = _new_system(objective, support.nonzero()[0])
         if 8 * system.idx.size ** 2 <= SUPPORT_CACHE_BYTES:  # the factor (or A)
@@ -170,53 +175,106 @@ def _equilibration(gram_diagonal):
     return diag
 
 
-def _bordered_system(objective, support, kept):
-    """:func:`_support_system` of ``support`` by bordering a kept system whose
-    support lacks exactly one of its coefficients, or None if none does (or
-    that one had no factor).
+def _updated_system(objective, support, kept):
+    """:func:`_support_system` of ``support`` from the kept system nearest to it,
+    or None where none is near (or the update cannot be made).
 
-    With ``l = L^-1 a`` for the new column ``a`` and ``x = L^-T l = A^-1 a``, the
-    new factor's last row is ``(l, sqrt(pivot))``, ``pivot = a_jj - l^T l``, and
-    the bordered inverse ``[[A^-1 + x x^T / pivot, -x / pivot], [-x^T / pivot,
-    1 / pivot]]`` has 1-norm at most ``||A^-1||_1 + (||x||_1 + 1)^2 / pivot``:
-    where that bound already keeps the reciprocal condition number above
-    float64's epsilon, pocon's estimate (about a third of a bordering's time) is
-    not needed."""
+    The nearest is the one with the fewest coefficients to drop and add, near
+    where at most half of its coefficients leave and at most half of the
+    support's are new. Its factor first loses the rows and columns of the
+    coefficients ``support`` lacks (Givens rotations, ``O(|S|^2)`` each), then is
+    bordered by a block of the new ones: with ``A12`` their columns against the
+    ``r`` kept ones and ``A22`` their own block, ``L21^T = L11^-1 A12`` and ``L22``
+    the Cholesky factor of ``S = A22 - L21 L21^T``, ``O(r^2 m + m^3)`` for ``m``
+    new rows instead of ``O((r + m)^3)``.
+
+    A pivot of ``L22`` within the round-off of its own computation (``a_jj`` and
+    ``|l_j|^2`` summed over ``r + m`` terms) is a column in the others' span: the
+    support is singular, and :func:`_new_system` gives ``A`` for least squares.
+    Bordering bounds the inverse's 1-norm without pocon where the bound already
+    keeps the reciprocal condition number above float64's epsilon: with ``X =
+    A11^-1 A12``, the bordered inverse is ``A11^-1`` plus ``[X; -I] S^-1 [X;
+    -I]^T``, and ``||S^-1||_1 <= ||L22^-1||_inf ||L22^-1||_1``; a deletion
+    multiplies the bound by the size ``r`` left (the inverse of a principal block
+    of a positive definite matrix is below that block of the inverse, whose
+    entries are at most its diagonal's, each at most its 1-norm)."""
     size = int(np.count_nonzero(support))
-    for parent in kept:
-        if parent.idx.size != size - 1 or parent.factor is None or not all_of(support[parent.idx]):
+    best = None
+    for parent in reversed(kept):
+        if parent.factor is None:
             continue
-        k = parent.idx.size
-        outside = support.copy()
-        outside[parent.idx] = False
-        j = int(outside.argmax())
-        idx, diag = np.empty(k + 1, dtype=parent.idx.dtype), np.empty(k + 1)
-        idx[:k], idx[k] = parent.idx, j
-        g = objective.gram_column(idx, j)
-        if not all_finite(g):
+        inside = support[parent.idx]
+        r = int(np.count_nonzero(inside))
+        changes = size + parent.idx.size - 2 * r
+        if (r and 2 * (size - r) <= max(size, 2) and 2 * (parent.idx.size - r) <= parent.idx.size
+                and (best is None or changes < best[0])):
+            best = (changes, parent, inside, r)
+            if changes <= 1:
+                break
+    if best is None:
+        return None
+    _, parent, inside, r = best
+    L, idx, diag, colsum, inv_norm = (parent.factor, parent.idx, parent.diag, parent.colsum,
+                                      parent.inv_norm)
+    if r < idx.size:
+        if _cholesky_delete is None:
             return None
-        diag[:k], diag[k] = parent.diag, np.sqrt(g[-1]) if g[-1] > 0 else 1.0
-        a = g / (diag * diag[k])
-        l, info = lapack.dtrtrs(parent.factor, a[:k], lower=1)
-        pivot = a[k] - float(l @ l)
-        abs_a = np.abs(a)
-        colsum = np.empty(k + 1)
-        colsum[:k], colsum[k] = parent.colsum + abs_a[:k], abs_a.sum()
-        # A pivot within the round-off of its own computation (``a_jj`` and ``l^T l``
-        # summed over k + 1 terms) is a column in the others' span: singular.
-        if not (info == 0 and pivot > 4.0 * (k + 1) * _EPS * (a[k] + float(l @ l))):
-            return _new_system(objective, idx)  # singular: A itself, for least squares
-        L = np.zeros((k + 1, k + 1), order="F")
-        L[:k, :k] = parent.factor
-        L[k, :k], L[k, k] = l, np.sqrt(pivot)
-        x = lapack.dtrtrs(parent.factor, l, lower=1, trans=1)[0]
-        norm, inv_norm = max_of(colsum), parent.inv_norm + (np.abs(x).sum() + 1.0) ** 2 / pivot
-        if not norm * inv_norm * _EPS <= 1.0:
-            inv_norm = _inverse_norm(L, norm)
-            if inv_norm is None:
-                return _new_system(objective, idx)
-        return _SupportSystem(idx, diag, L, None, colsum, inv_norm)
-    return None
+        L = np.array(L, order="C")
+        for n, position in zip(range(idx.size, r, -1), np.flatnonzero(~inside)[::-1]):
+            _cholesky_delete(L[:n, :n], int(position))
+        L = np.asfortranarray(L[:r, :r])
+        idx, diag, colsum, inv_norm = idx[inside], diag[inside], colsum[inside], r * inv_norm
+    if size > r:
+        bordered = _border(objective, support, L, idx, diag, colsum, inv_norm)
+        if bordered is None or bordered[0] is None:
+            return None if bordered is None else _new_system(objective, bordered[1])
+        L, idx, diag, colsum, inv_norm = bordered
+    norm = max_of(colsum)
+    if not norm * inv_norm * _EPS <= 1.0:
+        inv_norm = _inverse_norm(L, norm)
+        if inv_norm is None:
+            return _new_system(objective, idx)
+    return _SupportSystem(idx, diag, L, None, colsum, inv_norm)
+
+
+def _border(objective, support, L, idx, diag, colsum, inv_norm):
+    """:func:`_updated_system`'s bordering of the factor ``L`` of the coefficients
+    ``idx`` (equilibration ``diag``, bounds ``colsum`` and ``inv_norm``) by
+    ``support``'s others: ``(L, idx, diag, colsum, inv_norm)``, or ``(None,
+    idx)`` where the support is singular, or None where a solve fails."""
+    r = idx.size
+    new = support.copy()
+    new[idx] = False
+    idx = np.concatenate((idx, new.nonzero()[0]))
+    g = objective.gram_columns(idx, idx[r:])
+    if not all_finite(g):
+        return None
+    size = idx.size
+    own = np.empty(size)
+    own[:r], own[r:] = diag, np.sqrt(np.maximum(g[r:].diagonal(), 0.0))
+    own[own == 0] = 1.0
+    a = g / own[:, None]
+    a /= own[r:]
+    l, info = lapack.dtrtrs(L, a[:r], lower=1)
+    if info != 0:
+        return None
+    L22, info = lapack.dpotrf(a[r:] - l.T @ l, lower=1, clean=1)
+    # A pivot within the round-off of its own computation is a column in the
+    # others' span: singular, A itself for least squares.
+    if info != 0 or not all_of(np.square(L22.diagonal())
+                               > 4.0 * size * _EPS * (a[r:].diagonal() + np.square(l).sum(axis=0))):
+        return None, idx
+    bordered = np.zeros((size, size), order="F")
+    bordered[:r, :r] = L
+    bordered[r:, :r], bordered[r:, r:] = l.T, L22
+    abs_a = np.abs(a)
+    sums = np.empty(size)
+    sums[:r], sums[r:] = colsum + abs_a[:r].sum(axis=1), abs_a.sum(axis=0)
+    x = np.abs(lapack.dtrtrs(L, l, lower=1, trans=1)[0])
+    root = np.abs(lapack.dtrtri(L22, lower=1)[0])
+    inv_norm += ((max_of(x.sum(axis=0)) + 1.0) * max(max_of(x.sum(axis=1)), 1.0)
+                 * max_of(root.sum(axis=0)) * max_of(root.sum(axis=1)))
+    return bordered, idx, own, sums, inv_norm
 
 
 def _solve_positive(A, rhs):
