@@ -194,7 +194,8 @@ def _updated_system(objective, support, kept):
     Bordering bounds the inverse's 1-norm without pocon where the bound already
     keeps the reciprocal condition number above float64's epsilon: with ``X =
     A11^-1 A12``, the bordered inverse is ``A11^-1`` plus ``[X; -I] S^-1 [X;
-    -I]^T``, and ``||S^-1||_1 <= ||L22^-1||_inf ||L22^-1||_1``; a deletion
+    -I]^T``, and ``||S^-1||_1 <= ||L22^-1||_inf ||L22^-1||_1`` (for one new
+    coefficient ``(||x||_1 + 1) max(||x||_1, 1) / pivot``); a deletion
     multiplies the bound by the size ``r`` left (the inverse of a principal block
     of a positive definite matrix is below that block of the inverse, whose
     entries are at most its diagonal's, each at most its 1-norm)."""
@@ -250,11 +251,11 @@ def _border(objective, support, L, idx, diag, colsum, inv_norm):
     if not all_finite(g):
         return None
     size = idx.size
-    own = np.empty(size)
-    own[:r], own[r:] = diag, np.sqrt(np.maximum(g[r:].diagonal(), 0.0))
-    own[own == 0] = 1.0
+    roots = np.sqrt(g[r:].diagonal())  # (G_jj: a sum of squares, at least 0)
+    roots[roots == 0] = 1.0
+    own = np.concatenate((diag, roots))
     a = g / own[:, None]
-    a /= own[r:]
+    a /= roots
     l, info = lapack.dtrtrs(L, a[:r], lower=1)
     if info != 0:
         return None
@@ -268,12 +269,12 @@ def _border(objective, support, L, idx, diag, colsum, inv_norm):
     bordered[:r, :r] = L
     bordered[r:, :r], bordered[r:, r:] = l.T, L22
     abs_a = np.abs(a)
-    sums = np.empty(size)
-    sums[:r], sums[r:] = colsum + abs_a[:r].sum(axis=1), abs_a.sum(axis=0)
-    x = np.abs(lapack.dtrtrs(L, l, lower=1, trans=1)[0])
-    root = np.abs(lapack.dtrtri(L22, lower=1)[0])
-    inv_norm += ((max_of(x.sum(axis=0)) + 1.0) * max(max_of(x.sum(axis=1)), 1.0)
-                 * max_of(root.sum(axis=0)) * max_of(root.sum(axis=1)))
+    sums = np.concatenate((colsum + abs_a[:r].sum(axis=1), abs_a.sum(axis=0)))
+    # ||X||_1 and ||X||_inf, ||L22^-1||_1 and ||L22^-1||_inf: each at most the sum of
+    # the entries' magnitudes.
+    x = np.abs(lapack.dtrtrs(L, l, lower=1, trans=1)[0]).sum()
+    root = np.abs(lapack.dtrtri(L22, lower=1)[0]).sum()
+    inv_norm += (x + 1.0) * max(x, 1.0) * root * root
     return bordered, idx, own, sums, inv_norm
 
 
