@@ -553,7 +553,9 @@ class _KKTCheck:
         self.strength = objective.penalty.strength
         shared = objective.smooth_cache()
         if "kkt_rhs" not in shared:
-            shared["kkt_rhs"] = -objective.smooth_gradient(np.zeros(self.strength.shape))
+            b = getattr(objective, "b", None)  # a quadratic's -gradient at 0, as it is
+            shared["kkt_rhs"] = (-objective.smooth_gradient(np.zeros(self.strength.shape))
+                                 if b is None else b)
         self.b = shared["kkt_rhs"]
         self.free = self.strength == 0
         self.rtol = rtol
