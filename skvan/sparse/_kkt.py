@@ -251,6 +251,8 @@ def _border(objective, support, L, idx, diag, colsum, inv_norm):
     if not all_finite(g):
         return None
     size = idx.size
+    if size == r + 1:  # one coefficient enters (a path's event): the same with scalars
+        return _border_one(L, idx, diag, colsum, inv_norm, g[:, 0])
     roots = np.sqrt(g[r:].diagonal())  # (G_jj: a sum of squares, at least 0)
     roots[roots == 0] = 1.0
     own = np.concatenate((diag, roots))
@@ -276,6 +278,30 @@ def _border(objective, support, L, idx, diag, colsum, inv_norm):
     root = np.abs(lapack.dtrtri(L22, lower=1)[0]).sum()
     inv_norm += (x + 1.0) * max(x, 1.0) * root * root
     return bordered, idx, own, sums, inv_norm
+
+
+def _border_one(L, idx, diag, colsum, inv_norm, g):
+    """:func:`_border` by one coefficient, the last of ``idx``, whose column of
+    ``G`` against ``idx`` is ``g``: ``l = L^-1 a``, the pivot ``a_jj - l^T l``,
+    and the bound's ``(||x||_1 + 1) max(||x||_1, 1) / pivot``."""
+    r = L.shape[0]
+    root = math.sqrt(g[r]) or 1.0  # (G_jj: a sum of squares, at least 0)
+    own = np.concatenate((diag, (root,)))
+    a = g / (own * root)
+    l, info = lapack.dtrtrs(L, a[:r], lower=1)
+    if info != 0:
+        return None
+    squares = float(l @ l)
+    pivot = a[r] - squares
+    if not pivot > 4.0 * (r + 1) * _EPS * (a[r] + squares):
+        return None, idx  # singular, as in _border
+    bordered = np.zeros((r + 1, r + 1), order="F")
+    bordered[:r, :r] = L
+    bordered[r, :r], bordered[r, r] = l, math.sqrt(pivot)
+    abs_a = np.abs(a)
+    sums = np.concatenate((colsum + abs_a[:r], (abs_a.sum(),)))
+    x = np.abs(lapack.dtrtrs(L, l, lower=1, trans=1)[0]).sum()
+    return bordered, idx, own, sums, inv_norm + (x + 1.0) * max(x, 1.0) / pivot
 
 
 def _solve_positive(A, rhs):
