@@ -191,14 +191,14 @@ def _updated_system(objective, support, kept):
     A pivot of ``L22`` within the round-off of its own computation (``a_jj`` and
     ``|l_j|^2`` summed over ``r + m`` terms) is a column in the others' span: the
     support is singular, and :func:`_new_system` gives ``A`` for least squares.
-    Bordering bounds the inverse's 1-norm without pocon where the bound already
-    keeps the reciprocal condition number above float64's epsilon: with ``X =
-    A11^-1 A12``, the bordered inverse is ``A11^-1`` plus ``[X; -I] S^-1 [X;
-    -I]^T``, and ``||S^-1||_1 <= ||L22^-1||_inf ||L22^-1||_1`` (for one new
-    coefficient ``(||x||_1 + 1) max(||x||_1, 1) / pivot``); a deletion
-    multiplies the bound by the size ``r`` left (the inverse of a principal block
-    of a positive definite matrix is below that block of the inverse, whose
-    entries are at most its diagonal's, each at most its 1-norm)."""
+    The inverse's 1-norm is bounded without pocon where the bound already keeps
+    the reciprocal condition number above float64's epsilon: one new coefficient
+    adds ``(||x||_1 + 1) max(||x||_1, 1) / pivot`` to it (``x = A11^-1 a``; the
+    bordered inverse is ``A11^-1`` plus ``[x; -1] [x; -1]^T / pivot``), a deletion
+    multiplies it by the size ``r`` left (the inverse of a principal block of a
+    positive definite matrix is below that block of the inverse, whose entries
+    are at most its diagonal's, each at most its 1-norm); after a block of new
+    coefficients pocon estimates it."""
     size = int(np.count_nonzero(support))
     best = None
     for parent in reversed(kept):
@@ -231,7 +231,7 @@ def _updated_system(objective, support, kept):
             return None if bordered is None else _new_system(objective, bordered[1])
         L, idx, diag, colsum, inv_norm = bordered
     norm = max_of(colsum)
-    if not norm * inv_norm * _EPS <= 1.0:
+    if inv_norm is None or not norm * inv_norm * _EPS <= 1.0:
         inv_norm = _inverse_norm(L, norm)
         if inv_norm is None:
             return _new_system(objective, idx)
@@ -258,9 +258,14 @@ def _border(objective, support, L, idx, diag, colsum, inv_norm):
     own = np.concatenate((diag, roots))
     a = g / own[:, None]
     a /= roots
-    l, info = lapack.dtrtrs(L, a[:r], lower=1)
-    if info != 0:
-        return None
+    # A column at a time: triangular solves with several right-hand sides (trsm)
+    # and triangular inverses start the BLAS's threads, whose wake-up costs more
+    # than these small systems.
+    l = np.empty((r, size - r), order="F")
+    for c in range(size - r):
+        l[:, c], info = lapack.dtrtrs(L, a[:r, c], lower=1)
+        if info != 0:
+            return None
     L22, info = lapack.dpotrf(a[r:] - l.T @ l, lower=1, clean=1)
     # A pivot within the round-off of its own computation is a column in the
     # others' span: singular, A itself for least squares.
@@ -272,12 +277,7 @@ def _border(objective, support, L, idx, diag, colsum, inv_norm):
     bordered[r:, :r], bordered[r:, r:] = l.T, L22
     abs_a = np.abs(a)
     sums = np.concatenate((colsum + abs_a[:r].sum(axis=1), abs_a.sum(axis=0)))
-    # ||X||_1 and ||X||_inf, ||L22^-1||_1 and ||L22^-1||_inf: each at most the sum of
-    # the entries' magnitudes.
-    x = np.abs(lapack.dtrtrs(L, l, lower=1, trans=1)[0]).sum()
-    root = np.abs(lapack.dtrtri(L22, lower=1)[0]).sum()
-    inv_norm += (x + 1.0) * max(x, 1.0) * root * root
-    return bordered, idx, own, sums, inv_norm
+    return bordered, idx, own, sums, None  # (pocon's estimate, in _updated_system)
 
 
 def _border_one(L, idx, diag, colsum, inv_norm, g):
