@@ -647,6 +647,23 @@ def test_a_support_near_a_kept_one_updates_its_factor(form):
     assert _new_system(fresh, np.flatnonzero(singular)).factor is None
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_kept_gram_columns_are_the_gram_matrix_columns(sparse):
+    """The rows objective's kept Gram columns, formed as asked (more at once than
+    the kept array holds, so that it grows), are ``X^T W X``'s."""
+    from skvan.objectives import LinearModelObjective, SquaredLoss
+
+    rng = np.random.default_rng(2)
+    X, y, weights = rng.standard_normal((30, 90)), rng.standard_normal(30), rng.uniform(0, 2, 30)
+    f = LinearModelObjective(sp.csr_matrix(X) if sparse else X, y, SquaredLoss(), weights)
+    f.keep_gram_columns()
+    G = X.T @ (weights[:, None] * X)
+    idx = np.arange(0, 90, 3)
+    for cols in (np.arange(5), np.arange(10, 60), np.array([2, 70, 89])):
+        np.testing.assert_allclose(f.gram_columns(idx, cols), G[np.ix_(idx, cols)],
+                                   rtol=1e-12, atol=1e-12 * np.abs(G).max())
+
+
 def test_without_givens_deletions_a_smaller_support_is_factored_afresh(monkeypatch):
     """Without scikit-learn's ``cholesky_delete`` a support lacking some of a kept
     one's coefficients is factored afresh (sorted indices), to the same values."""

@@ -204,7 +204,8 @@ class GramColumns:
 
     def columns(self, idx, cols):
         """``G[idx][:, cols]``."""
-        return self.matrix.take(idx, axis=0).take(self._ensure(cols), axis=1)
+        positions = self._ensure(cols)  # (first: it may grow the matrix)
+        return self.matrix.take(idx, axis=0).take(positions, axis=1)
 
     def block(self, idx):
         """``G[idx, idx]``."""
