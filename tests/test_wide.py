@@ -100,6 +100,29 @@ def test_later_working_sets_are_finished_by_kkt_corrections(monkeypatch):
     assert len(runs) == 1 and van.n_corrections_ > 0
 
 
+def test_a_first_set_left_uncertified_is_no_warning_when_the_whole_is_certified(monkeypatch):
+    """The first working set's run may end without its certificate (its KKT
+    corrections ran out): where the corrections on the whole problem then
+    certify the solution, the fit is the Lasso's and warns of nothing."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from skvan.van import LassoSolver
+
+    solve_support = LassoSolver.solve_support
+
+    def uncertified(self, *args, **kwargs):
+        coef, result, n_corrections, _ = solve_support(self, *args, **kwargs)
+        return coef, result, n_corrections, False
+
+    monkeypatch.setattr(LassoSolver, "solve_support", uncertified)
+    X, y = _correlated(40, 200)  # small enough for X^T X: the whole is corrected
+    ref = _sklearn_lasso(X, y, 0.05)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        van = VANLassoRegressor(alpha=0.05).fit(X, y)
+    np.testing.assert_allclose(van.coef_, ref.coef_, rtol=0, atol=1e-9 * np.abs(ref.coef_).max())
+
+
 def test_working_sets_enter_every_strong_violator_at_once(monkeypatch):
     """The later working sets' corrections enter every violator within half of
     the worst (the engine's ``working_set_enter``): the same solution in fewer

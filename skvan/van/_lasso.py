@@ -496,6 +496,8 @@ class LassoSolver:
             coef, n, ok = kkt_finish(whole, w, np.zeros_like(w),
                                      max_corrections=self.path_corrections,
                                      enter=self.working_set_enter)
+            if ok:  # certified on the whole problem, whatever the set's run ended with
+                finished.append(True)
             return coef, (0, n), ok
 
         coef, columns, infos, certified = solve_on_working_sets(
