@@ -449,6 +449,10 @@ class LinearModelObjective(RowsObjective):
         X_cols = X_cols.toarray() if hasattr(X_cols, "toarray") else np.asarray(X_cols)
         return np.asarray(tdot(self.X[:, idx], self.weights[:, None] * X_cols))
 
+    def gram_column(self, idx, j):
+        """``(X^T W X)[idx, j]``: :meth:`gram_columns` of one column."""
+        return self.gram_columns(idx, np.array([j]))[:, 0]
+
     def gram_diagonal(self):
         """``diag(X^T W X)`` (in row blocks: no ``X^2`` temporary)."""
         return weighted_column_squares(self.X, self.weights)

@@ -155,6 +155,10 @@ class QuadraticObjective(Objective):
         """``G[idx][:, cols]`` (rows ``cols`` of the symmetric ``G``: contiguous)."""
         return self.G.take(cols, axis=0).take(idx, axis=1).T
 
+    def gram_column(self, idx, j):
+        """``G[idx, j]``: :meth:`gram_columns` of one column."""
+        return self.gram_columns(idx, np.array([j]))[:, 0]
+
     def gram_diagonal(self):
         """``diag(G)``."""
         return self.G.diagonal()
