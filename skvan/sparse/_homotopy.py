@@ -129,17 +129,7 @@ def _homotopy(check, before, coef, max_events=None, piece=None, go_on=None):
         state += h * work.slope
         t += h
         n_events += 1
-        j = k % p
-        w, c_j = state[2], 0.5 * (state[1, j] - state[0, j])
-        if support[j]:
-            # It leaves at c_j = -lambda_j z_j: that slack is 0, and may not close
-            # again at once; the other, 2 lambda_j away, may (a sign change).
-            closed = (0 if signs[j] < 0 else 1, j)
-            support[j], w[j], signs[j] = False, 0.0, 0.0
-        else:
-            closed = (2, j)  # it enters at 0 and moves away from it
-            support[j], signs[j] = True, -np.sign(c_j)
-        work.moved(j, support[j])
+        closed = work.cross(k % p, state, support, signs)
         solved, idx, grad, factored = check.solve(support, signs)
         judged = not factored
         if judged:
@@ -168,10 +158,21 @@ class _EventWork:
         self.penalised = penalised
         self.off, self.on = ~support, support & penalised
 
-    def moved(self, j, entered):
-        """Coordinate ``j`` entered the support (or left it)."""
-        self.off[j] = not entered
-        self.on[j] = entered and self.penalised[j]
+    def cross(self, j, state, support, signs):
+        """Coordinate ``j`` reached its bound: it leaves ``support`` (its value in
+        ``state`` set to 0) or enters it with the sign that lowers ``f``, in
+        place; returns the bound it is at (:meth:`next_event`'s ``closed``)."""
+        if support[j]:
+            # It leaves at c_j = -lambda_j z_j: that slack is 0, and may not close
+            # again at once; the other, 2 lambda_j away, may (a sign change).
+            closed = (0 if signs[j] < 0 else 1, j)
+            support[j], state[2, j], signs[j] = False, 0.0, 0.0
+        else:
+            closed = (2, j)  # it enters at 0 and moves away from it
+            support[j], signs[j] = True, -np.sign(state[1, j] - state[0, j])
+        self.off[j] = not support[j]
+        self.on[j] = support[j] and self.penalised[j]
+        return closed
 
     def next_event(self, state, e, moved, solved, closed, rest):
         """The homotopy's next event from ``t`` (``rest = 1 - t`` to go): ``(k, h)``,
