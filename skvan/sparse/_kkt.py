@@ -272,12 +272,21 @@ def _border(objective, support, L, idx, diag, colsum, inv_norm):
     if info != 0 or not all_of(np.square(L22.diagonal())
                                > 4.0 * size * _EPS * (a[r:].diagonal() + np.square(l).sum(axis=0))):
         return None, idx
+    bordered, sums = _assembled(L, l, L22, colsum, a)
+    return bordered, idx, own, sums, None  # (pocon's estimate, in _updated_system)
+
+
+def _assembled(L, l, L22, colsum, a):
+    """The bordered factor ``[[L, 0], [l^T, L22]]`` and its column-sum bounds
+    (``colsum`` plus the new columns' ``|a|`` on the kept rows, then the new
+    columns' own sums), for the new columns ``a`` of ``A`` (``l`` and ``a``:
+    one column per new coefficient)."""
+    r, size = L.shape[0], a.shape[0]
     bordered = np.zeros((size, size), order="F")
     bordered[:r, :r] = L
     bordered[r:, :r], bordered[r:, r:] = l.T, L22
     abs_a = np.abs(a)
-    sums = np.concatenate((colsum + abs_a[:r].sum(axis=1), abs_a.sum(axis=0)))
-    return bordered, idx, own, sums, None  # (pocon's estimate, in _updated_system)
+    return bordered, np.concatenate((colsum + abs_a[:r].sum(axis=1), abs_a.sum(axis=0)))
 
 
 def _border_one(L, idx, diag, colsum, inv_norm, g):
@@ -295,11 +304,7 @@ def _border_one(L, idx, diag, colsum, inv_norm, g):
     pivot = a[r] - squares
     if not pivot > 4.0 * (r + 1) * _EPS * (a[r] + squares):
         return None, idx  # singular, as in _border
-    bordered = np.zeros((r + 1, r + 1), order="F")
-    bordered[:r, :r] = L
-    bordered[r, :r], bordered[r, r] = l, math.sqrt(pivot)
-    abs_a = np.abs(a)
-    sums = np.concatenate((colsum + abs_a[:r], (abs_a.sum(),)))
+    bordered, sums = _assembled(L, l[:, None], math.sqrt(pivot), colsum, a[:, None])
     x = np.abs(lapack.dtrtrs(L, l, lower=1, trans=1)[0]).sum()
     return bordered, idx, own, sums, inv_norm + (x + 1.0) * max(x, 1.0) / pivot
 
@@ -579,9 +584,8 @@ class _KKTCheck:
         self.strength = objective.penalty.strength
         shared = objective.smooth_cache()
         if "kkt_rhs" not in shared:
-            b = getattr(objective, "b", None)  # a quadratic's -gradient at 0, as it is
-            shared["kkt_rhs"] = (-objective.smooth_gradient(np.zeros(self.strength.shape))
-                                 if b is None else b)
+            shared["kkt_rhs"] = (objective.b if isinstance(objective, QuadraticObjective)
+                                 else -objective.smooth_gradient(np.zeros(self.strength.shape)))
         self.b = shared["kkt_rhs"]
         self.free = self.strength == 0
         self.rtol = rtol
