@@ -222,7 +222,7 @@ def expansion_errors(n=200, traces=(1e-3, 1e-2, 1e-1, 1.0)):
     print("V_i = B B^T scaled to the trace, B standard normal; means N(0, 4)\n")
     print(f"{'K':>3} {'trace':>6}  {'':9} {'value':>8} {'gradient':>8} {'curvature':>9} "
           f"{'Gauss-Newton':>12}")
-    for K in (5, 10, 20):
+    for K in (3, 4, 5, 10, 20):
         M = rng.normal(0, 2, (n, K))
         Y = np.eye(K)[rng.integers(0, K, n)]
         B = rng.normal(size=(n, K, K))

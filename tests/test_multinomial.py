@@ -185,6 +185,35 @@ def test_cubature_takes_the_expansion_on_narrow_rows_only(K, narrow, wide, rng, 
     assert np.abs(taylor - SoftmaxCubature()._raw(f, M, V, "exact")[1][1::2]).max() > 1e-9
 
 
+@pytest.mark.parametrize("name", ["iris", "wine"])
+def test_vo_takes_the_expansion_while_q_is_wide_and_fits_what_the_rule_fits(name, monkeypatch):
+    """Under VO rows take the expansion up to a trace of 1 (the rule beyond), VI
+    keeps the rule's accuracy thresholds; the VO fit's coefficients agree with a
+    fit that takes the rule wherever VI would (the VO limit does not depend on
+    it: reached 4e-10 and 2e-9) and so does its covariance (9e-8 and 4e-7), with
+    fewer than half the rows given points."""
+    from skvan.expectations import _cubature
+
+    assert _cubature.expansion_trace(3, vo=True) == 1.0
+    assert _cubature.expansion_trace(3) < 1e-2 and _cubature.expansion_trace(10) < 1.0
+    X, y = (load_iris if name == "iris" else load_wine)(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    ruled = []
+    points = _cubature.points
+    monkeypatch.setattr(_cubature, "points", lambda M, V: ruled.append(len(M)) or points(M, V))
+    vo = VANLogisticRegression().fit(X, y)
+    wide_rows = sum(ruled)
+    accurate = _cubature.expansion_trace
+    monkeypatch.setattr(_cubature, "expansion_trace", lambda K, vo=False: accurate(K))
+    ruled.clear()
+    rule = VANLogisticRegression().fit(X, y)
+    assert 0 < wide_rows < sum(ruled) / 2
+    scale = np.abs(rule.coef_).max()
+    np.testing.assert_allclose(vo.coef_, rule.coef_, rtol=0, atol=1e-7 * scale)
+    np.testing.assert_allclose(vo.sigma_, rule.sigma_, rtol=0,
+                               atol=5e-5 * np.abs(rule.sigma_).max())
+
+
 @pytest.mark.parametrize("K", [5, 10])
 def test_expansion_is_as_accurate_as_the_degree_3_rule_where_it_replaces_it(K, rng):
     """Beyond four classes rows take the expansion up to a trace of 1e-2: there,

@@ -151,11 +151,12 @@ class LinearPredictorExpectation(ExpectationEstimator):
         self._grows = False
         self._last_pass = None
 
-    def reset(self, solver):
+    def reset(self, solver, carry=True):
         """Note whether ``solver`` runs VO on full batches, where the precision is a
         running sum: only then may one pass's variances stand for later ones
-        (:meth:`_carried`)."""
-        self._grows = precision_grows(solver)
+        (:meth:`_carried`; never with ``carry=False``: an estimator run chunk by
+        chunk, whose carrying is :class:`~skvan.expectations.MapReduce`'s)."""
+        self._grows = carry and precision_grows(solver)
         self._last_pass = None
 
     def check_objective(self, objective):
