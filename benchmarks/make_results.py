@@ -135,8 +135,9 @@ SECTIONS = [
      "(`covariance=\"auto\"` by its cost per iteration: conjugate-gradient Newton "
      "steps, `O(n K p)` per product); the others factorise it, each iteration making "
      "two passes over the rows for every pair of classes (the rows' predictor "
-     "covariances and the curvature's Gram blocks) and, while `q` is wide, a batched "
-     "`eigh` for the cubature's roots; newton-cholesky makes one pass. The small "
+     "covariances and the curvature's Gram blocks; under VO the second-order "
+     "expansion in place of the cubature on rows up to a trace of 1); newton-cholesky "
+     "makes one pass. The small "
      "sets' ratios are fixed costs around fits of a few ms. On a busy machine the ratios "
      "moved by up to 30% between runs.", ""),
     ("blas_rate", "The Hessian pass against the BLAS",

@@ -189,6 +189,17 @@ def gram_and_tdot(X, d, u=None):
     return (np.zeros((p, p)) if H is None else H), g
 
 
+@functools.lru_cache(maxsize=64)
+def upper_pairs(n):
+    """``np.triu_indices(n)``, cached and read-only: a multinomial model's class
+    pairs, which every pass over its rows reads (forming them costs more than a
+    small model's products)."""
+    pairs = np.triu_indices(n)
+    for index in pairs:
+        index.flags.writeable = False
+    return pairs
+
+
 class FeaturePairs:
     """Sums over the rows of a dense ``X`` through the products of each row's
     feature pairs, ``x_ia x_ib`` for ``a <= b`` (``m = p (p + 1) / 2`` of them).

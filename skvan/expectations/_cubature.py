@@ -63,7 +63,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._blocks import index_blocks, row_blocks
-from .._data import FeaturePairs, dot, issparse, squared
+from .._data import FeaturePairs, dot, issparse, squared, upper_pairs
 from ..objectives import MultinomialObjective
 from ..objectives._linear import check_predictors
 from ._base import LinearPredictorExpectation
@@ -368,7 +368,7 @@ def predictor_covariances(X, K, family, pairs=None):
                 block = XS[:, (m - k) * p:(m - k + 1) * p]
                 V[:, k, m] = V[:, m, k] = np.asarray(X.multiply(block).sum(axis=1)).ravel()
         return V
-    k, m = np.triu_indices(K)
+    k, m = upper_pairs(K)
     if FeaturePairs.pays(X, k.size):
         # Every class pair's form from one product per row block.
         Sp = S.reshape(K, p, K, p)

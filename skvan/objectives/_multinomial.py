@@ -31,7 +31,7 @@ the curvature one class's coefficient gets where ``p = 1/2``.
 import numpy as np
 from scipy.special import logsumexp
 
-from .._data import FeaturePairs, dot, gram, scale_columns, squared, tdot
+from .._data import FeaturePairs, dot, gram, scale_columns, squared, tdot, upper_pairs
 from .._reductions import last_max, last_sum
 from ._linear import RowsObjective, jacobi_column_scale
 from ._penalties import NoPenalty
@@ -124,8 +124,9 @@ class SoftmaxLoss:
         # K entries at a time.
         lse, P = log_normaliser(M)
         l = lse - np.sum(Y * M, axis=-1)
-        P, Y = (np.ascontiguousarray(np.moveaxis(a, -1, 0)) for a in (P, Y))
-        V = np.ascontiguousarray(np.moveaxis(V, (-2, -1), (0, 1)))
+        # (rows of (n, K) and (n, K, K) arrays: transposes are the class-major views)
+        P, Y = np.ascontiguousarray(P.T), np.ascontiguousarray(Y.T)
+        V = np.ascontiguousarray(V.transpose(1, 2, 0))
         Vp = np.einsum("kl...,l...->k...", V, P)
         pVp = _dot_classes(P, Vp)
         v = np.einsum("kk...->k...", V)
@@ -140,7 +141,7 @@ class SoftmaxLoss:
         sum_ps = ps.sum(axis=0)
         e1 = P - Y + 0.5 * (ps - sum_ps * P)
         if need == "value":
-            return e0, np.moveaxis(e1, 0, -1), None
+            return e0, e1.T, None
         # H V H = (H V - (H V p) 1^T) diag(p), in place of H V.
         HVH = HV
         HVH -= np.einsum("kl...,l...->k...", HV, P)[:, None]
@@ -157,7 +158,7 @@ class SoftmaxLoss:
             out -= (0.5 * ps)[:, None] * P[None]
             out -= HVH
             np.einsum("kk...->k...", out)[...] += P + 0.5 * (ps - trace_HV * P)
-        return e0, np.moveaxis(e1, 0, -1), np.moveaxis(out, (0, 1), (-2, -1))
+        return e0, e1.T, out.transpose(2, 0, 1)
 
     def weighted_derivatives(self, Y, A, w, need="exact"):
         """Weighted averages over the points of each row, ``A`` ``(n, S, K)`` and
@@ -210,6 +211,7 @@ class MultinomialObjective(RowsObjective):
         self.n_params = self.n_classes * X.shape[1]
         self._X_squared = None
         self._kappa = None
+        self._groups = None
         self._pairs = None
 
     def _replace(self, **changes):
@@ -268,7 +270,7 @@ class MultinomialObjective(RowsObjective):
             d = w[:, None] * np.einsum("ikk->ik", H)
             return np.asarray(tdot(self._X_squared, d)).T.ravel()
         C = np.empty((K * p, K * p))
-        k, m = np.triu_indices(K)
+        k, m = upper_pairs(K)
         if FeaturePairs.pays(self.X, k.size):
             # Every class pair's block from one product per row block.
             blocks = self.feature_pairs().grams(self.X, w[:, None] * H[:, k, m])
@@ -290,62 +292,61 @@ class MultinomialObjective(RowsObjective):
 
     # -- the gauge term (module docstring) ------------------------------------------
     def _gauge(self):
-        """``(columns j, kappa_j)``: every feature (module docstring)."""
-        free = np.arange(self.X.shape[1])
+        """``kappa_j`` of every feature (module docstring)."""
         if self._kappa is None:
             kappa = 0.25 * self.multiplier * np.asarray(
                 tdot(squared(self.X), self.sample_weight)).ravel()
             self._kappa = np.where(kappa > 0, kappa, 1.0)
-        return free, self._kappa
+        return self._kappa
+
+    def _gauge_groups(self):
+        """``(K, p)``: column ``j`` holds the parameters ``u_j`` sums (feature ``j``'s
+        coefficient in every class)."""
+        if self._groups is None:
+            self._groups = np.arange(self.n_params).reshape(self.n_classes, -1)
+        return self._groups
 
     def _gauge_sums(self, theta):
-        """``u_j^T theta`` for the gauge columns, and the gauge."""
-        free, kappa = self._gauge()
-        W = theta.reshape(self.n_classes, -1)
-        return W[:, free].sum(axis=0) / np.sqrt(self.n_classes), free, kappa
+        """``u_j^T theta`` for every feature."""
+        return theta.reshape(self.n_classes, -1).sum(axis=0) / np.sqrt(self.n_classes)
 
-    def _gauge_gradient(self, sums, free, kappa):
-        G = np.zeros((self.n_classes, self.X.shape[1]))
-        G[:, free] = kappa * sums / np.sqrt(self.n_classes)
-        return G.ravel()
+    def _gauge_gradient(self, sums):
+        """``sum_j kappa_j u_j (u_j^T theta)`` from :meth:`_gauge_sums`."""
+        return np.tile(self._gauge() * sums / np.sqrt(self.n_classes), self.n_classes)
 
     def gauge_expectation(self, family, mean):
         """``E_q[g]`` and ``E_q[grad g]``: ``1/2 sum_j kappa_j ((u_j^T mu)^2 + u_j^T Sigma u_j)``
         and ``sum_j kappa_j u_j (u_j^T mu)``."""
-        sums, free, kappa = self._gauge_sums(mean)
-        if free.size == 0:
-            return 0.0, 0.0
-        K, p = self.n_classes, self.X.shape[1]
-        idx = free[None, :] + p * np.arange(K)[:, None]  # (K, n_free)
-        var = family.group_variances(idx) / K  # the K x K block of Sigma per column, summed
-        value = 0.5 * float(np.dot(kappa, sums**2 + var))
-        return value, self._gauge_gradient(sums, free, kappa)
+        sums = self._gauge_sums(mean)
+        # the K x K block of Sigma per feature, summed
+        var = family.group_variances(self._gauge_groups()) / self.n_classes
+        value = 0.5 * float(np.dot(self._gauge(), sums**2 + var))
+        return value, self._gauge_gradient(sums)
 
     def add_gauge(self, C):
         """``C`` plus ``kappa_j u_j u_j^T`` (or its diagonal, ``kappa_j / K``; a curvature
         kept as parts adds it as one, ``C.add_gauge(kappa)``)."""
-        free, kappa = self._gauge()
+        kappa = self._gauge()
         if hasattr(C, "add_gauge"):
-            return C.add_gauge(kappa)  # (every feature is a gauge column)
-        K, p = self.n_classes, self.X.shape[1]
-        idx = free[None, :] + p * np.arange(K)[:, None]  # (K, n_free): disjoint columns
+            return C.add_gauge(kappa)
+        idx = self._gauge_groups()  # (K, p): disjoint columns
         if np.ndim(C) == 1:
-            C[idx] += kappa / K
+            C[idx] += kappa / self.n_classes
         else:
-            C[idx[:, None, :], idx[None, :, :]] += kappa / K
+            C[idx[:, None, :], idx[None, :, :]] += kappa / self.n_classes
         return C
 
     # -- pointwise interface ------------------------------------------------------
     def value(self, theta):
         A = self.predictors(theta)
-        sums, _, kappa = self._gauge_sums(theta)
+        sums = self._gauge_sums(theta)
         return (float(np.dot(self.weights, self.loss.loss(self.Y, A))) + self.penalty.value(theta)
-                + 0.5 * float(np.dot(kappa, sums**2)))
+                + 0.5 * float(np.dot(self._gauge(), sums**2)))
 
     def gradient(self, theta):
         _, G, _ = self.loss.loss_derivatives(self.Y, self.predictors(theta))
         return (self.data_gradient(G) + self.penalty.gradient(theta)
-                + self._gauge_gradient(*self._gauge_sums(theta)))
+                + self._gauge_gradient(self._gauge_sums(theta)))
 
     def hessian(self, theta):
         _, _, H = self.loss.loss_derivatives(self.Y, self.predictors(theta))
