@@ -212,6 +212,7 @@ class MultinomialObjective(RowsObjective):
         self._X_squared = None
         self._kappa = None
         self._groups = None
+        self._gauge_variances = None
         self._pairs = None
 
     def _replace(self, **changes):
@@ -272,10 +273,14 @@ class MultinomialObjective(RowsObjective):
         C = np.empty((K * p, K * p))
         k, m = upper_pairs(K)
         if FeaturePairs.pays(self.X, k.size):
-            # Every class pair's block from one product per row block.
+            # Every class pair's block from one product per row block, placed in
+            # two assignments.
             blocks = self.feature_pairs().grams(self.X, w[:, None] * H[:, k, m])
-        else:
-            blocks = [gram(self.X, w * H[:, i, j]) for i, j in zip(k, m)]
+            by_class = C.reshape(K, p, K, p)
+            by_class[k, :, m, :] = blocks
+            by_class[m, :, k, :] = np.swapaxes(blocks, 1, 2)
+            return C
+        blocks = (gram(self.X, w * H[:, i, j]) for i, j in zip(k, m))
         for i, j, block in zip(k, m, blocks):
             C[i * p:(i + 1) * p, j * p:(j + 1) * p] = block
             C[j * p:(j + 1) * p, i * p:(i + 1) * p] = block.T
@@ -318,9 +323,13 @@ class MultinomialObjective(RowsObjective):
         """``E_q[g]`` and ``E_q[grad g]``: ``1/2 sum_j kappa_j ((u_j^T mu)^2 + u_j^T Sigma u_j)``
         and ``sum_j kappa_j u_j (u_j^T mu)``."""
         sums = self._gauge_sums(mean)
-        # the K x K block of Sigma per feature, summed
-        var = family.group_variances(self._gauge_groups()) / self.n_classes
-        value = 0.5 * float(np.dot(self._gauge(), sums**2 + var))
+        kept = self._gauge_variances
+        if kept is None or kept[0] is not family or kept[1] != family.version:
+            # the K x K block of Sigma per feature, summed: once per precision (a
+            # step's trial value and the next expectations share it)
+            var = family.group_variances(self._gauge_groups()) / self.n_classes
+            kept = self._gauge_variances = (family, family.version, var)
+        value = 0.5 * float(np.dot(self._gauge(), sums**2 + kept[2]))
         return value, self._gauge_gradient(sums)
 
     def add_gauge(self, C):
