@@ -68,7 +68,8 @@ def _dot_classes(a, b):
 class SoftmaxLoss:
     """``l(y, a) = logsumexp(a) - a_y`` for one-hot ``y`` (rows of ``Y``).
 
-    All methods broadcast over leading axes: ``Y`` and ``A`` are ``(..., K)``.
+    The methods broadcast over leading axes, ``Y`` and ``A`` being ``(..., K)``,
+    except :meth:`expansion`, which takes rows: ``(n, K)``.
     """
 
     name = "softmax"
