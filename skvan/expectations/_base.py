@@ -16,12 +16,11 @@ from ..objectives._linear import check_predictors
 NEGLIGIBLE = 1e-12
 
 #: Under VO, once every row's predictor variance from the last pass over the
-#: rows is at most this (sd 0.3, a third of the scale on which the logistic and
-#: softmax losses bend: a carried variance then moves a row's expected loss
-#: derivatives by at most 5e-3 and its curvature by at most 6e-3, against a
-#: curvature of up to 0.25), later iterations carry those variances instead of
-#: another ``O(n p^2)`` pass (:meth:`LinearPredictorExpectation._carried`).
-CARRY_VARIANCE = 0.1
+#: rows is at most this (sd 0.01, a hundredth of the scale on which the logistic
+#: and softmax losses bend), later iterations carry those variances instead of
+#: another ``O(n p^2)`` pass (:meth:`LinearPredictorExpectation._carried`; an
+#: estimator's ``carry_variance``, this by default).
+CARRY_VARIANCE = 1e-4
 
 #: What an estimator returns. ``curvature`` is ``(n_params, n_params)`` for a full
 #: family and ``(n_params,)`` (the diagonal) for a diagonal one. ``flat`` (default
@@ -79,14 +78,16 @@ def last_pass(objective, family, spread, top):
     return (objective, family, P, spread, float(np.sum(family.marginal_variance())), top)
 
 
-def carry_ratio(last, objective, family):
+def carry_ratio(last, objective, family, limit=CARRY_VARIANCE):
     """The factor ``tr(Sigma) / tr(Sigma_s)`` (at most 1) that carries the variances
     of the pass ``last`` (:func:`last_pass`) to ``family``, or None where they
-    may not be carried (:meth:`LinearPredictorExpectation._carried`)."""
+    may not be carried (:meth:`LinearPredictorExpectation._carried`): the pass's
+    largest variance above ``limit``, another objective or family, a precision
+    that did not grow."""
     if last is None:
         return None
     obj, fam, P_s, _, trace_s, top = last
-    if obj is not objective or fam is not family or top > CARRY_VARIANCE or not trace_s > 0:
+    if obj is not objective or fam is not family or top > limit or not trace_s > 0:
         return None
     P = family.precision
     if np.array_equal(P, P_s):
@@ -147,6 +148,10 @@ class LinearPredictorExpectation(ExpectationEstimator):
 
     deterministic = True
 
+    #: The largest variance of a pass that later iterations may carry
+    #: (:meth:`_carried`).
+    carry_variance = CARRY_VARIANCE
+
     def __init__(self):
         self._cache = (None, None, None, None)
         self._raw_cache = (None, None, None, None, None)
@@ -205,7 +210,7 @@ class LinearPredictorExpectation(ExpectationEstimator):
 
         Under VO the precision only grows: where ``P - P_s`` is positive definite
         (one Cholesky, ``O(p^3)``), ``Sigma <= Sigma_s`` and every ``v_i`` lies in
-        ``[0, v_s,i]``. Once ``max v_s <= CARRY_VARIANCE`` the rows' variances are
+        ``[0, v_s,i]``. Once ``max v_s <= carry_variance`` the rows' variances are
         carried as ``v_s tr(Sigma) / tr(Sigma_s)`` (exact where ``P`` grows as a
         multiple of ``P_s``, as it does once the curvature settles), which is off
         by at most ``v_s`` on each row: since ``d E[h(m + sqrt(v) z)] / dv = E[h''] / 2``,
@@ -219,7 +224,8 @@ class LinearPredictorExpectation(ExpectationEstimator):
         ``q`` concentrates on the minimiser of ``f``; only the path there can
         change, within the fit's tolerance (``tests/test_expectations.py``). VI is
         left alone: its fixed point integrates over the variances."""
-        ratio = carry_ratio(self._last_pass if self._grows else None, objective, family)
+        ratio = carry_ratio(self._last_pass if self._grows else None, objective, family,
+                            self.carry_variance)
         return None if ratio is None else self._last_pass[3] * ratio
 
     @staticmethod

@@ -6,7 +6,8 @@ import copy
 import numpy as np
 
 from ..objectives import MultinomialObjective
-from ._base import (ExpectationEstimator, Expectations, LinearPredictorExpectation, carry_ratio,
+from ._base import (CARRY_VARIANCE, ExpectationEstimator, Expectations,
+                    LinearPredictorExpectation, carry_ratio,
                     last_pass, precision_grows)
 
 
@@ -155,7 +156,8 @@ class MapReduce(ExpectationEstimator):
         worker kept from the last pass, and the factor that carries them to
         ``family`` (the in-memory rule, ``LinearPredictorExpectation._carried``);
         Nones and None where they may not be carried."""
-        ratio = carry_ratio(self._last_pass, objective, family)
+        ratio = carry_ratio(self._last_pass, objective, family,
+                            getattr(self.inner, "carry_variance", CARRY_VARIANCE))
         if ratio is None:
             return [None] * objective.chunks.n_chunks, None
         return self._last_pass[3], ratio
