@@ -138,8 +138,10 @@ SECTIONS = [
      "covariances and the curvature's Gram blocks; under VO the second-order "
      "expansion in place of the cubature on rows up to a trace of 1); newton-cholesky "
      "makes one pass. The small "
-     "sets' ratios are fixed costs around fits of a few ms. On a busy machine the ratios "
-     "moved by up to 30% between runs.", ""),
+     "sets' ratios are fixed costs around fits of a few ms. This run's machine was 2-3x "
+     "slower than usual (iris' newton-cholesky at 8.9 ms against 3.0-4.8 ms in the day's "
+     "other runs): the small sets' ratios moved between 1.5 and 2.3 across those runs, "
+     "the larger sets' by up to 30%.", ""),
     ("blas_rate", "The Hessian pass against the BLAS",
      "python benchmarks/bench_passes.py --blas-rate",
      "The pass that forms the curvature in default fits of the binary and "
