@@ -222,13 +222,14 @@ class SoftmaxCubature(LinearPredictorExpectation):
 
     differentiates_value = False
 
-    #: Under VO rows up to a trace of 1 take the expansion, whose cost does not
-    #: depend on their covariances: the covariances of a pass are carried once
-    #: its largest variance is at most 0.1 (sd 0.3, where each carried entry moves a
-    #: row's expected derivatives by at most ``5e-3``), where a quadrature whose
-    #: nodes grow with the variance keeps :data:`~skvan.expectations._base.CARRY_VARIANCE`
-    #: (the carried variances, scaled by the trace of the covariance, can exceed
-    #: the rows' own where the precision grows unevenly).
+    #: Under VO the covariances of a pass are carried once its largest variance
+    #: is at most this (sd 0.3, where each carried entry moves a row's expected
+    #: derivatives by at most ``5e-3``): rows up to a trace of 1 take the
+    #: expansion, whose cost does not depend on their covariances. A quadrature
+    #: whose nodes grow with the variance keeps
+    #: :data:`~skvan.expectations._base.CARRY_VARIANCE`, since the carried
+    #: variances, scaled by the trace of the covariance, can exceed the rows' own
+    #: where the precision grows unevenly.
     carry_variance = 0.1
 
     def __init__(self):
