@@ -60,11 +60,17 @@ def assemble_linear(objective, family, per_sample, hessian="exact"):
     return Expectations(value, gradient, objective.penalty.add_curvature(C, p2))
 
 
+def runs_vo(solver):
+    """Whether ``solver`` minimises the VO objective ``E_q[f]`` (whose limit, the
+    minimiser of ``f``, does not depend on how the expectations are taken)."""
+    return getattr(solver.objective_, "name", None) == "vo"
+
+
 def precision_grows(solver):
     """Whether ``solver`` runs VO on full batches, where the precision is a running
     sum: only then may one pass's predictor variances stand for later ones
     (:meth:`LinearPredictorExpectation._carried`)."""
-    return getattr(solver.objective_, "name", None) == "vo" and not solver.batches_.stochastic
+    return runs_vo(solver) and not solver.batches_.stochastic
 
 
 def last_pass(objective, family, spread, top):

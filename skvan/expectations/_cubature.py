@@ -66,7 +66,7 @@ from .._blocks import index_blocks, row_blocks
 from .._data import FeaturePairs, dot, issparse, squared, upper_pairs
 from ..objectives import MultinomialObjective
 from ..objectives._linear import check_predictors
-from ._base import LinearPredictorExpectation
+from ._base import LinearPredictorExpectation, runs_vo
 
 #: Floats per temporary (``rows x points x K``) in a block of rows of the solver's
 #: passes: 512 KB, which stay in the cache where 16 MB ones do not (``python
@@ -240,7 +240,7 @@ class SoftmaxCubature(LinearPredictorExpectation):
         """As the base class, and note whether ``solver`` runs VO (where the
         expansion serves up to a wider trace, :func:`expansion_trace`)."""
         super().reset(solver, carry)
-        self._vo = getattr(solver.objective_, "name", None) == "vo"
+        self._vo = runs_vo(solver)
 
     def check_objective(self, objective):
         if not isinstance(objective, MultinomialObjective):

@@ -88,13 +88,13 @@ class MapReduce(ExpectationEstimator):
         predictor variances (VO on the full data, an inner estimator that keeps
         them) and whether the model is multinomial (what a pass ships)."""
         self._prepared = None
-        if isinstance(self.inner, LinearPredictorExpectation):
+        linear = isinstance(self.inner, LinearPredictorExpectation)
+        if linear:
             # What the inner estimator makes of the run (a rule chosen for VO);
             # the chunks' variances are carried here, not by it.
             self.inner.reset(solver, carry=False)
         self._multinomial = isinstance(solver.f.prototype(), MultinomialObjective)
-        self._grows = precision_grows(solver) and isinstance(self.inner,
-                                                             LinearPredictorExpectation)
+        self._grows = linear and precision_grows(solver)
         self._last_pass = None
 
     def check_objective(self, objective):
