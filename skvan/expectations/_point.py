@@ -35,25 +35,48 @@ class PointMass(ExpectationEstimator):
 
     def __init__(self):
         self._last = (None, None, None)  # (objective, mean, value) of the last value asked
+        # (objective, mean, diagonal, (value, gradient, curvature)) computed with a value
+        # a step search asked for (``hessian="exact"``), for the expectations there
+        self._prepared = None
 
     def __call__(self, objective, family, hessian="exact", random_state=None):
         mean = family.mean
         if hessian == "exact":
-            curvature = (objective.hessian_diagonal(mean) if family.diagonal
-                         else objective.hessian(mean))
-        else:
-            curvature = objective.gauss_newton(mean)
-            if family.diagonal:
-                curvature = curvature.diagonal().copy()
+            value, gradient, curvature = self.derivatives(objective, mean, family.diagonal)
+            return Expectations(value, gradient, curvature)
+        curvature = objective.gauss_newton(mean)
+        if family.diagonal:
+            curvature = curvature.diagonal().copy()
         return Expectations(self.value(objective, family, mean), objective.gradient(mean),
                             curvature)
 
     def value(self, objective, family, mean, hessian=None):
         """``f(mean)``; the value at the mean a step search accepted is not
-        computed again for the expectations there."""
+        computed again for the expectations there. With ``hessian="exact"`` (a
+        search's first trial, :meth:`VANSolver.expected_value`) the gradient and
+        the Hessian come from the same pass and are kept for the expectations
+        at ``mean``."""
         last_objective, last_mean, last_value = self._last
         if last_objective is objective and np.array_equal(last_mean, mean):
             return last_value
-        value = float(objective.value(mean))
+        if hessian == "exact":
+            diagonal = family.diagonal
+            value, gradient, curvature = objective.value_and_derivatives(mean, diagonal)
+            self._prepared = (objective, np.array(mean, copy=True), diagonal,
+                              (value, gradient, curvature))
+        else:
+            value = float(objective.value(mean))
         self._last = (objective, np.array(mean, copy=True), value)
         return value
+
+    def derivatives(self, objective, mean, diagonal=False):
+        """``(f, grad f, hess f)`` at ``mean`` (the Hessian's diagonal with
+        ``diagonal``): those a search's trial kept there (handed out once: the
+        solver may update them in place), or one pass of the objective."""
+        prepared, self._prepared = self._prepared, None
+        if (prepared is not None and prepared[0] is objective and prepared[2] == diagonal
+                and np.array_equal(prepared[1], mean)):
+            return prepared[3]
+        value, gradient, curvature = objective.value_and_derivatives(mean, diagonal)
+        self._last = (objective, np.array(mean, copy=True), value)
+        return value, gradient, curvature

@@ -37,6 +37,14 @@ class Objective(ABC):
         the whole matrix; a linear model's without forming it)."""
         return np.diag(self.hessian(theta)).copy()
 
+    def value_and_derivatives(self, theta, diagonal=False):
+        """Return ``(f(theta), grad f(theta), hess f(theta))`` (the Hessian's diagonal
+        with ``diagonal``): here the three methods in turn; an objective over rows
+        of data computes them from one pass (a Newton step needs all three at each
+        iterate)."""
+        curvature = self.hessian_diagonal(theta) if diagonal else self.hessian(theta)
+        return float(self.value(theta)), self.gradient(theta), curvature
+
     def smooth_cache(self):
         """A dict of what is computed from this objective's smooth part alone,
         shared with its copies under another penalty (``with_penalty``), whose

@@ -475,6 +475,19 @@ class LinearModelObjective(RowsObjective):
         _, d2 = self.loss.derivatives(self.y, dot(self.X, theta))
         return self.data_curvature(d2, diagonal=True) + self.penalty.hessian_diag(theta)
 
+    def value_and_derivatives(self, theta, diagonal=False):
+        """:meth:`value`, :meth:`gradient` and :meth:`hessian` (or its diagonal) from
+        one product ``X theta``, the full Hessian and the gradient in one pass."""
+        a = dot(self.X, theta)
+        d1, d2 = self.loss.derivatives(self.y, a)
+        value = float(np.dot(self.weights, self.loss.loss(self.y, a))) + self.penalty.value(theta)
+        penalty = self.penalty.hessian_diag(theta)
+        if diagonal:
+            return (value, self.data_gradient(d1) + self.penalty.gradient(theta),
+                    self.data_curvature(d2, diagonal=True) + penalty)
+        gradient, curvature = self.data_derivatives(d1, d2)
+        return value, gradient + self.penalty.gradient(theta), add_diagonal(curvature, penalty)
+
     def gauss_newton(self, theta):
         """The loss's per-sample Gauss-Newton curvature (``loss.gauss_newton``: the
         per-example gradient outer products, or ``J^T J`` for a squared loss) plus

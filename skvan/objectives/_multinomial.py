@@ -29,7 +29,6 @@ the curvature one class's coefficient gets where ``p = 1/2``.
 """
 
 import numpy as np
-from scipy.special import logsumexp
 
 from .._data import FeaturePairs, dot, gram, scale_columns, squared, tdot, upper_pairs
 from .._reductions import last_max, last_sum
@@ -77,8 +76,9 @@ class SoftmaxLoss:
     max_curvature = 0.5
 
     def loss(self, Y, A):
-        """``logsumexp(a) - y^T a``."""
-        return logsumexp(A, axis=-1) - np.sum(Y * A, axis=-1)
+        """``logsumexp(a) - y^T a`` (the normaliser :meth:`loss_derivatives` takes, so
+        that a value alone and one with the derivatives agree to the last bit)."""
+        return log_normaliser(A)[0] - np.sum(Y * A, axis=-1)
 
     def loss_derivatives(self, Y, A):
         """Return ``(l, p - y, diag(p) - p p^T)``, shapes ``(...)``, ``(..., K)``,
@@ -339,41 +339,62 @@ class MultinomialObjective(RowsObjective):
         kappa = self._gauge()
         if hasattr(C, "add_gauge"):
             return C.add_gauge(kappa)
-        idx = self._gauge_groups()  # (K, p): disjoint columns
         if np.ndim(C) == 1:
-            C[idx] += kappa / self.n_classes
+            C[self._gauge_groups()] += kappa / self.n_classes
         else:
-            C[idx[:, None, :], idx[None, :, :]] += kappa / self.n_classes
+            # feature j's entry in every class pair's block, (K, K, p): a view of C
+            K, p = self.n_classes, kappa.size
+            s0, s1 = C.strides
+            np.lib.stride_tricks.as_strided(C, (K, K, p), (p * s0, p * s1, s0 + s1))[...] += kappa / K
         return C
 
     # -- pointwise interface ------------------------------------------------------
     def value(self, theta):
-        A = self.predictors(theta)
-        sums = self._gauge_sums(theta)
-        return (float(np.dot(self.weights, self.loss.loss(self.Y, A))) + self.penalty.value(theta)
-                + 0.5 * float(np.dot(self._gauge(), sums**2)))
+        return self._value(self.loss.loss(self.Y, self.predictors(theta)), theta,
+                           self._gauge_sums(theta))
 
     def gradient(self, theta):
         _, G, _ = self.loss.loss_derivatives(self.Y, self.predictors(theta))
-        return (self.data_gradient(G) + self.penalty.gradient(theta)
-                + self._gauge_gradient(self._gauge_sums(theta)))
+        return self._gradient(G, theta, self._gauge_sums(theta))
 
     def hessian(self, theta):
         _, _, H = self.loss.loss_derivatives(self.Y, self.predictors(theta))
-        C = self.add_gauge(self.data_curvature(H))
-        C[np.diag_indices_from(C)] += self.penalty.hessian_diag(theta)
-        return C
+        return self._curvature(H, theta)
 
     def hessian_diagonal(self, theta):
         """The diagonal of :meth:`hessian`, without the ``(K p, K p)`` matrix."""
         _, _, H = self.loss.loss_derivatives(self.Y, self.predictors(theta))
-        C = self.add_gauge(self.data_curvature(H, diagonal=True))
-        return C + self.penalty.hessian_diag(theta)
+        return self._curvature(H, theta, diagonal=True)
+
+    def value_and_derivatives(self, theta, diagonal=False):
+        """:meth:`value`, :meth:`gradient` and :meth:`hessian` (or its diagonal) from
+        one product ``X W^T`` and one softmax."""
+        losses, G, H = self.loss.loss_derivatives(self.Y, self.predictors(theta))
+        sums = self._gauge_sums(theta)
+        return (self._value(losses, theta, sums), self._gradient(G, theta, sums),
+                self._curvature(H, theta, diagonal))
+
+    def _value(self, losses, theta, sums):
+        """``f`` from the rows' losses and the gauge sums."""
+        return (float(np.dot(self.weights, losses)) + self.penalty.value(theta)
+                + 0.5 * float(np.dot(self._gauge(), sums**2)))
+
+    def _gradient(self, G, theta, sums):
+        """``grad f`` from the rows' gradients ``G`` and the gauge sums."""
+        return self.data_gradient(G) + self.penalty.gradient(theta) + self._gauge_gradient(sums)
+
+    def _curvature(self, H, theta, diagonal=False):
+        """``hess f`` (or its diagonal) from the rows' Hessians ``H``."""
+        C = self.add_gauge(self.data_curvature(H, diagonal=diagonal))
+        if diagonal:
+            return C + self.penalty.hessian_diag(theta)
+        np.einsum("ii->i", C)[...] += self.penalty.hessian_diag(theta)
+        return C
 
     def gauss_newton(self, theta):
         """Per-example gradient outer products plus the penalty's and the gauge's
         curvature."""
         _, G, H = self.loss.loss_derivatives(self.Y, self.predictors(theta))
         C = self.add_gauge(self.data_curvature(self.loss.gauss_newton(G, H)))
-        C[np.diag_indices_from(C)] += self.penalty.hessian_diag(theta)
+        np.einsum("ii->i", C)[...] += self.penalty.hessian_diag(theta)
         return C
