@@ -358,6 +358,7 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
         """The prior as the fitted ``q``, and no labels held."""
         super()._start_stream()
         self._held = None
+        self._laplace = None
         self.n_refit_iter_ = 0
 
     def _hold(self, X, y, sample_weight):
@@ -402,11 +403,21 @@ class ActiveVANClassifier(GaussianLogisticModel, ClassifierMixin, VANLinearModel
             covariance=self.covariance_, hessian="exact", expectation=self.expectation,
             n_mc_samples=self.n_mc_samples, objective="vo", batch_size=None,
             max_iter=REFIT_MAX_ITER, tol=REFIT_TOL, verbose=self._step_verbose())
-        laplace, result = laplace_posterior(f, settings, self._family().reparametrised(s),
-                                            self._stream_rng)
+        laplace, result = laplace_posterior(f, settings, self._fitted_q(s), self._stream_rng)
         self._unpack(laplace, s, Xd)
+        self._laplace = (laplace, s, self.precision_)
         self.n_refit_iter_ = int(result.n_iter)
         self._report(f"refit on {y.shape[0]} labels: {result.n_iter} VAN iterations")
+
+    def _fitted_q(self, column_scale):
+        """The fitted ``q`` over ``column_scale * [coef, intercept]``: the last
+        refit's Laplace family rescaled (its factor and variances carried, no
+        factorisation) while ``precision_`` is the one that refit set, else
+        built from the fitted attributes."""
+        kept = getattr(self, "_laplace", None)
+        if kept is not None and kept[2] is self.precision_:
+            return kept[0].reparametrised(column_scale / kept[1])
+        return self._family().reparametrised(column_scale)
 
     def _step_verbose(self):
         """The solver's lines inside each update from ``verbose=2`` on."""

@@ -55,6 +55,11 @@ class _Gaussian:
         self.floor = None if floor is None else np.array(floor, dtype=np.float64)
         self.set_precision(np.array(precision, dtype=np.float64))
 
+    def scaled_precision(self, factor):
+        """The same mean with the precision ``factor * P`` (``factor > 0``), a new
+        family without a floor."""
+        return type(self)(self.mean, factor * self.precision)
+
     @property
     def n_params(self):
         return self.mean.shape[0]
@@ -108,6 +113,34 @@ class FullGaussian(_Gaussian):
     def set_precision(self, P, chol=None):
         """Replace the precision (symmetrised, floored if not positive definite)."""
         self._set_symmetric(0.5 * (P + P.T), chol)
+
+    def scaled_precision(self, factor):
+        """:meth:`_Gaussian.scaled_precision`, its Cholesky factor ``sqrt(factor) L``
+        (no factorisation)."""
+        return self._rescaled(self.mean, factor * self.precision,
+                              np.sqrt(factor) * self._chol[0], 1.0 / factor)
+
+    def reparametrised(self, column_scale):
+        """:meth:`_Gaussian.reparametrised`, its Cholesky factor ``diag(s)^-1 L``
+        (no factorisation)."""
+        s = np.asarray(column_scale, dtype=np.float64)
+        return self._rescaled(s * self.mean, self.precision / np.outer(s, s),
+                              self._chol[0] / s[:, None], s**2)
+
+    def _rescaled(self, mean, P, L, variance_scale):
+        """A new family ``N(mean, P^-1)`` whose ``P`` is this one's precision under a
+        positive diagonal scaling, ``L`` the same scaling of this one's factor, and
+        ``variance_scale`` that of the marginal variances (kept where this family
+        has them). Factored anew only where ``L`` fails :func:`_cholesky`'s test of
+        numerical definiteness (which a diagonal scaling can change)."""
+        family = type(self).__new__(type(self))
+        family.mean = np.array(mean, dtype=np.float64)
+        family.floor = None
+        definite = _definite(L, P)
+        family._set_symmetric(0.5 * (P + P.T), (L, True) if definite else None)
+        if definite and (self._marginal is not None or self._cov is not None):
+            family._marginal = self.marginal_variance() * variance_scale
+        return family
 
     def try_set_precision(self, P):
         """Replace the precision by ``P`` (symmetrised) if it is numerically positive
@@ -394,13 +427,17 @@ def _cholesky(P):
     # (benchmarks/bench_passes.py), made once or twice per iteration.
     with lapack_one_thread(P.shape[0]):
         c, info = lapack.dpotrf(P, lower=1, clean=1)
-    if info != 0:
-        return None
-    d = c.diagonal()
-    low = min_of(d)
-    if low <= 0 or low**2 < _EIG_FLOOR * max_of(np.abs(P.diagonal())):
+    if info != 0 or not _definite(c, P):
         return None
     return (c, True)
+
+
+def _definite(L, P):
+    """Whether the lower factor ``L`` of ``P`` shows ``P`` numerically positive
+    definite: its smallest pivot squared at least :data:`_EIG_FLOOR` of ``P``'s
+    largest diagonal entry."""
+    low = min_of(L.diagonal())
+    return bool(low > 0 and low**2 >= _EIG_FLOOR * max_of(np.abs(P.diagonal())))
 
 
 class DiagonalGaussian(_Gaussian):

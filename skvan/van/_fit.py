@@ -132,14 +132,14 @@ class FitSettings:
                                  getattr(f, "n_classes", 1))
 
     def solve(self, f, family, random_state, objective=None, step=None, stop=None,
-              schedule=None, advice=None, expectation=None):
+              schedule=None, advice=None, expectation=None, finalize_family=True):
         """Fit ``family`` to ``f`` with the shared solver (these settings' schedule,
         batches and convergence test unless given); ``max_iter`` counts iterations
         on the full batch and data passes with minibatches (scikit-learn's SGD
         convention). Warns if the run ended at ``max_iter`` or diverged, with
         ``advice(schedule)`` (None: :meth:`advice`). ``expectation``: an
-        estimator instead of the one these settings name. The result's
-        ``n_iter`` is in the same unit as ``max_iter``."""
+        estimator instead of the one these settings name; ``finalize_family``:
+        the solver's. The result's ``n_iter`` is in the same unit as ``max_iter``."""
         objective = self.objective if objective is None else objective
         n_samples = getattr(f, "n_samples", None)
         per_pass = self.steps_per_pass(n_samples)
@@ -151,6 +151,7 @@ class FitSettings:
             stop=self.stop(n_samples) if stop is None else stop,
             batches=Minibatches(self.batch_size) if self.stochastic(n_samples) else None,
             max_iter=self.max_iter * per_pass, random_state=random_state, verbose=self.verbose,
+            finalize_family=finalize_family,
         )
         result = solver.solve()
         result = result._replace(n_iter=-(-result.n_iter // per_pass))
@@ -263,13 +264,16 @@ def laplace_posterior(f, settings, start, random_state):
     # (Twice the factor: the expectations' own test of the bound must not fail
     # on the rounding of the product.)
     kappa = max(2.0 * f.max_row_squared_norm() * trace / NEGLIGIBLE, 1.0)
-    family = type(start)(start.mean, kappa * start.precision)
+    family = start.scaled_precision(kappa)
     growth = settings.auto_growth
+    point = PointMass()
     result = settings.with_(objective="vo", batch_size=None).solve(
         f, family, random_state, schedule=GeometricSchedule(kappa * growth, growth),
-        expectation=PointMass(), stop=GradientBound(settings.tol, _ridge_modulus(f)))
+        expectation=point, stop=GradientBound(settings.tol, _ridge_modulus(f)),
+        finalize_family=False)
     mean = family.mean
-    H = f.hessian_diagonal(mean) if family.diagonal else f.hessian(mean)
+    # (the Hessian there is the one the last step's search computed, where it did)
+    _, _, H = point.derivatives(f, mean, family.diagonal)
     return type(start)(mean, H), result
 
 

@@ -119,6 +119,10 @@ class VANSolver:
     callback : callable or None, default=None
         Called as ``callback(solver)`` after each iteration; raising StopIteration
         ends the run (status "stopped").
+    finalize_family : bool, default=True
+        Whether the run ends by computing what fitted attributes read of ``q``
+        (its covariance); False for a run whose ``q`` only its mean is taken from
+        (:func:`~skvan.van.laplace_posterior`'s).
     """
 
     def __init__(
@@ -138,6 +142,7 @@ class VANSolver:
         random_state=None,
         verbose=0,
         callback=None,
+        finalize_family=True,
     ):
         self.f = f
         self.expectation = expectation
@@ -153,6 +158,7 @@ class VANSolver:
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
+        self.finalize_family = finalize_family
 
     # -- the loop -----------------------------------------------------------------
     def solve(self):
@@ -194,7 +200,7 @@ class VANSolver:
         else:
             self.done = self.advance() or self.spent()
         self.iteration += 1
-        if self.done:
+        if self.done and self.finalize_family:
             # What the fitted attributes read, under the loop's LAPACK threads.
             with lapack_one_thread(self.family.n_params, inverse=True):
                 self.family.finalize()
