@@ -432,3 +432,33 @@ def test_refit_on_several_classes():
     np.testing.assert_allclose(clf.coef_, ref.coef_[:, :-1], atol=atol)
     np.testing.assert_allclose(clf.intercept_, ref.coef_[:, -1], atol=atol)
     np.testing.assert_allclose(clf.predict_proba(X).sum(axis=1), 1.0, rtol=1e-12)
+
+
+def test_a_refit_from_its_kept_laplace_family_is_the_refit_from_the_attributes():
+    """Each teach starts its refit from the last Laplace family, rescaled with its
+    factor and variances (no factorisation); the same refit started from
+    ``coef_`` and ``precision_``, as an estimator without the kept family
+    (unpickled from an older release, or ``precision_`` set anew) starts it,
+    gives the same posterior, and a replaced ``precision_`` is not taken for
+    the kept family's."""
+    import copy
+
+    from sklearn.datasets import load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_iris(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    rng = np.random.RandomState(0)
+    order = rng.permutation(150)
+    kept = ActiveVANClassifier(random_state=0).teach(X[order[:30]], y[order[:30]],
+                                                      classes=[0, 1, 2])
+    rebuilt = copy.deepcopy(kept)
+    rebuilt._laplace = None
+    for clf in (kept, rebuilt):
+        clf.teach(X[order[30:40]], y[order[30:40]])
+    np.testing.assert_allclose(kept.coef_, rebuilt.coef_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(kept.sigma_, rebuilt.sigma_, rtol=1e-12,
+                               atol=1e-14 * np.abs(kept.sigma_).max())
+    assert kept._laplace[2] is kept.precision_
+    kept.precision_ = kept.precision_.copy()
+    assert kept._fitted_q(kept._laplace[1])._marginal is None  # built from the attributes

@@ -200,3 +200,35 @@ def test_hessian_diagonal_is_the_hessians_diagonal():
         H = f.hessian(theta)
         np.testing.assert_allclose(f.hessian_diagonal(theta), np.diag(H), rtol=1e-13,
                                    atol=1e-15 * np.abs(H).max())
+
+
+@pytest.mark.parametrize("diagonal", [False, True], ids=["hessian", "diagonal"])
+def test_value_and_derivatives_are_the_three_methods(diagonal):
+    """value_and_derivatives, one pass over the rows for the linear models (binary,
+    squared, multinomial, on a design longer than one row block), is value,
+    gradient and hessian (or its diagonal) up to the order of the sums."""
+    from skvan.objectives import FunctionObjective, MultinomialObjective
+
+    rng = np.random.RandomState(0)
+    n = 5000
+    X = np.c_[rng.randn(n, 4), np.ones(n)]
+    y = np.where(rng.rand(n) < 0.5, -1.0, 1.0)
+    Y = np.eye(3)[rng.randint(0, 3, n)]
+    ridge = L2Penalty(np.r_[np.ones(4), 0.0])
+    objectives = [
+        LinearModelObjective(X, y, LogisticLoss(), rng.uniform(0.5, 2.0, n), penalty=ridge),
+        LinearModelObjective(X, rng.randn(n), SquaredLoss(), penalty=ridge),
+        MultinomialObjective(X, Y, penalty=L2Penalty(np.full(15, 0.5))),
+        FunctionObjective(lambda t: float(np.sum(t**4)), 5, jac=lambda t: 4 * t**3,
+                          hess=lambda t: np.diag(12 * t**2)),
+    ]
+    for f in objectives:
+        theta = rng.randn(f.n_params)
+        value, gradient, curvature = f.value_and_derivatives(theta, diagonal)
+        H = f.hessian(theta)
+        g = f.gradient(theta)
+        assert isinstance(value, float)
+        np.testing.assert_allclose(value, f.value(theta), rtol=1e-13)
+        np.testing.assert_allclose(gradient, g, rtol=1e-12, atol=1e-14 * np.abs(g).max())
+        np.testing.assert_allclose(curvature, np.diag(H) if diagonal else H, rtol=1e-12,
+                                   atol=1e-14 * np.abs(H).max())

@@ -518,6 +518,38 @@ def test_a_reparametrised_family_is_the_same_distribution(form):
     np.testing.assert_allclose(got, expected, rtol=1e-12)
 
 
+def test_a_rescaled_full_family_carries_its_factor_and_variances():
+    """reparametrised and scaled_precision scale the Cholesky factor and the marginal
+    variances a full family holds instead of computing them again: the factor is
+    the new precision's, the variances its covariance's diagonal; a family that
+    had none computes them. A scaling under which the factor no longer shows the
+    precision numerically definite factors it anew (and floors it)."""
+    from scipy.linalg import cholesky
+
+    from skvan.van import make_family
+
+    rng = np.random.RandomState(1)
+    A = rng.randn(6, 6)
+    q = make_family("full", rng.randn(6), A @ A.T + 6 * np.eye(6))
+    s = rng.uniform(0.1, 10.0, 6)
+    for held in (False, True):
+        if held:
+            _ = q.sigma  # the fitted attributes' covariance, computed
+        for r in (q.reparametrised(s), q.scaled_precision(7.0)):
+            L = cholesky(r.precision, lower=True)
+            np.testing.assert_allclose(r._chol[0], L, rtol=1e-12, atol=1e-14 * np.abs(L).max())
+            assert (r._marginal is not None) is held
+            np.testing.assert_allclose(r.marginal_variance(), np.diag(np.linalg.inv(r.precision)),
+                                       rtol=1e-12)
+    np.testing.assert_allclose(q.scaled_precision(7.0).sigma, q.sigma / 7.0, rtol=1e-12)
+    # a scaling that makes one pivot negligible against the largest diagonal entry
+    big = np.r_[1e9, np.ones(5)]
+    tiny = q.reparametrised(big)
+    assert tiny.precision[0, 0] > 1e3 * q.precision[0, 0] / 1e18  # floored
+    floored = make_family("full", tiny.mean, q.precision / np.outer(big, big))
+    np.testing.assert_array_equal(tiny.precision, floored.precision)
+
+
 def test_a_diagonal_laplace_run_stops_when_its_gradient_bounds_the_distance():
     """A diagonal family's Newton steps zig-zag on correlated features, where the
     mean's contraction reads as slow; with a ridge on every coordinate the

@@ -14,9 +14,11 @@ class PointMass(ExpectationEstimator):
     row's predictor variance is negligible on the scale on which its loss bends
     (the other estimators' own shortcut there, without their test of ``Sigma``
     at every precision). :func:`~skvan.van.laplace_posterior` narrows ``q`` so.
-    Any objective with ``value``, ``gradient`` and ``hessian`` qualifies; a
-    diagonal family takes ``hessian_diagonal`` (its Gauss-Newton curvature: the
-    whole matrix's diagonal).
+    Any :class:`~skvan.objectives.Objective` qualifies (the three from its
+    ``value_and_derivatives``, one pass over the rows for a linear model's); a
+    diagonal family takes the Hessian's diagonal (its Gauss-Newton curvature: the
+    whole matrix's diagonal). The derivatives at the mean a step search tries
+    first are computed with its value and kept for the expectations there.
 
     Examples
     --------
