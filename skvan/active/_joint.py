@@ -30,6 +30,7 @@ per class and pick.
 import numpy as np
 
 from .._data import dot, issparse
+from .._reductions import last_sum
 from ..expectations import log_expected_sigmoid
 from ..expectations._cubature import probit_log_softmax_of
 from ..objectives._linear import check_predictors
@@ -53,9 +54,9 @@ class PoolPosterior:
         self.X = X
         self.blocks = np.array(blocks, dtype=np.float64)
         self.M = np.asarray(dot(X, mean.T))
-        self.V = np.column_stack([_quadratic_forms(X, B) for B in self.blocks])
+        self.V = _quadratic_forms(X, self.blocks)
         check_predictors(self.M, self.V)  # the estimator's predict_proba's check
-        self._start_total = np.sum(np.maximum(self.V, 0.0), axis=1)
+        self._start_total = self._total()
 
     @classmethod
     def of(cls, estimator, X_pool):
@@ -89,9 +90,14 @@ class PoolPosterior:
     def remaining(self):
         """The fraction of each pool point's predictive variance (summed over the
         linear predictors) left by the conditioning so far, in ``[0, 1]``."""
-        total = np.sum(np.maximum(self.V, 0.0), axis=1)
+        total = self._total()
         start = self._start_total
         return np.divide(total, start, out=np.zeros_like(total), where=start > 0)
+
+    def _total(self):
+        """Each pool point's predictive variance summed over the linear predictors
+        (negative round-off as 0)."""
+        return last_sum(np.maximum(self.V, 0.0))
 
     def condition(self, j, proba):
         """Add the Fisher information of pool point ``j``, whose predictive
@@ -107,23 +113,27 @@ class PoolPosterior:
         if not keep.any():
             return
         U, v, h = U[keep], v[keep], h[keep]
-        # h u u^T / (1 + h v) as g w w^T with w = u / sqrt(v), g = h v / (1 + h v)
+        # h u u^T / (1 + h v) as w w^T with w = sqrt(g) u / sqrt(v), g = h v / (1 + h v)
         # in [0, 1): by Cauchy-Schwarz (x_i^T w)^2 <= x_i^T B x_i, so no term
         # exceeds the variance it is taken from (features near 1e150 overflowed
         # the squares of x_i^T u).
-        W = U / np.sqrt(v)[:, None]
-        g = h * v / (1.0 + h * v)
-        rows = np.flatnonzero(keep)
-        self.blocks[rows] -= g[:, None, None] * (W[:, :, None] * W[:, None, :])
-        self.V[:, rows] -= g * np.asarray(dot(self.X, W.T)) ** 2
+        W = U * np.sqrt(h / (1.0 + h * v))[:, None]
+        rows = np.flatnonzero(keep) if not keep.all() else slice(None)
+        self.blocks[rows] -= W[:, :, None] * W[:, None, :]
+        shrink = np.asarray(dot(self.X, W.T))
+        shrink *= shrink
+        self.V[:, rows] -= shrink
 
 
-def _quadratic_forms(X, B):
-    """``x_i^T B x_i`` for every row of ``X``."""
-    XB = np.asarray(dot(X, B))
+def _quadratic_forms(X, blocks):
+    """``x_i^T B_k x_i`` for every row of ``X`` and block ``B_k``, ``(n, K)``: a dense
+    ``X`` times all the blocks side by side in one product."""
     if issparse(X):
-        return np.asarray(X.multiply(XB).sum(axis=1)).ravel()
-    return np.einsum("ij,ij->i", XB, X)
+        return np.column_stack([np.asarray(X.multiply(dot(X, B)).sum(axis=1)).ravel()
+                                for B in blocks])
+    K, p = blocks.shape[:2]
+    XB = np.asarray(dot(X, np.moveaxis(blocks, 0, 1).reshape(p, K * p)))
+    return np.einsum("ikj,ij->ik", XB.reshape(-1, K, p), X)
 
 
 def select_jointly(posterior, scores, n_instances, random_state, rounded):
