@@ -80,13 +80,21 @@ class SoftmaxLoss:
         that a value alone and one with the derivatives agree to the last bit)."""
         return log_normaliser(A)[0] - np.sum(Y * A, axis=-1)
 
-    def loss_derivatives(self, Y, A):
+    def loss_derivatives(self, Y, A, pairs=False):
         """Return ``(l, p - y, diag(p) - p p^T)``, shapes ``(...)``, ``(..., K)``,
-        ``(..., K, K)``."""
+        ``(..., K, K)``; with ``pairs`` the Hessians' upper class pairs ``(k <= l)``,
+        ``(..., K (K + 1) / 2)`` in :func:`~skvan._data.upper_pairs` order, which is
+        all a Gram pass reads of a symmetric matrix (:meth:`MultinomialObjective.data_curvature`)."""
         lse, P = log_normaliser(A)
-        H = -P[..., :, None] * P[..., None, :]
-        diag = np.einsum("...kk->...k", H)
-        diag += P
+        if pairs:
+            k, m = upper_pairs(P.shape[-1])
+            H = P[..., k] * P[..., m]
+            np.negative(H, out=H)
+            H[..., k == m] += P
+        else:
+            H = -P[..., :, None] * P[..., None, :]
+            diag = np.einsum("...kk->...k", H)
+            diag += P
         return lse - np.sum(Y * A, axis=-1), P - Y, H
 
     @staticmethod
@@ -261,27 +269,29 @@ class MultinomialObjective(RowsObjective):
         return np.asarray(tdot(self.X, self.weights[:, None] * G)).T.ravel()
 
     def data_curvature(self, H, diagonal=False):
-        """``sum_i w_i H_i (x) x_i x_i^T`` for per-row ``H`` ``(n, K, K)``: the
-        ``(K p, K p)`` matrix, block ``(k, l)`` being ``X^T diag(w H_kl) X``, or its
-        diagonal."""
+        """``sum_i w_i H_i (x) x_i x_i^T`` for per-row ``H`` ``(n, K, K)`` (or their
+        upper class pairs, ``(n, K (K + 1) / 2)``: ``SoftmaxLoss.loss_derivatives``
+        with ``pairs``): the ``(K p, K p)`` matrix, block ``(k, l)`` being ``X^T
+        diag(w H_kl) X``, or its diagonal."""
         K, p = self.n_classes, self.X.shape[1]
         w = self.weights
+        k, m = upper_pairs(K)
+        pairs = H[:, k, m] if H.ndim == 3 else H
         if diagonal:
             if self._X_squared is None:
                 self._X_squared = squared(self.X)
-            d = w[:, None] * np.einsum("ikk->ik", H)
+            d = w[:, None] * pairs[:, k == m]
             return np.asarray(tdot(self._X_squared, d)).T.ravel()
         C = np.empty((K * p, K * p))
-        k, m = upper_pairs(K)
         if FeaturePairs.pays(self.X, k.size):
             # Every class pair's block from one product per row block, placed in
             # two assignments.
-            blocks = self.feature_pairs().grams(self.X, w[:, None] * H[:, k, m])
+            blocks = self.feature_pairs().grams(self.X, w[:, None] * pairs)
             by_class = C.reshape(K, p, K, p)
             by_class[k, :, m, :] = blocks
             by_class[m, :, k, :] = np.swapaxes(blocks, 1, 2)
             return C
-        blocks = (gram(self.X, w * H[:, i, j]) for i, j in zip(k, m))
+        blocks = (gram(self.X, w * pairs[:, c]) for c in range(k.size))
         for i, j, block in zip(k, m, blocks):
             C[i * p:(i + 1) * p, j * p:(j + 1) * p] = block
             C[j * p:(j + 1) * p, i * p:(i + 1) * p] = block.T
@@ -358,18 +368,18 @@ class MultinomialObjective(RowsObjective):
         return self._gradient(G, theta, self._gauge_sums(theta))
 
     def hessian(self, theta):
-        _, _, H = self.loss.loss_derivatives(self.Y, self.predictors(theta))
+        _, _, H = self.loss.loss_derivatives(self.Y, self.predictors(theta), pairs=True)
         return self._curvature(H, theta)
 
     def hessian_diagonal(self, theta):
         """The diagonal of :meth:`hessian`, without the ``(K p, K p)`` matrix."""
-        _, _, H = self.loss.loss_derivatives(self.Y, self.predictors(theta))
+        _, _, H = self.loss.loss_derivatives(self.Y, self.predictors(theta), pairs=True)
         return self._curvature(H, theta, diagonal=True)
 
     def value_and_derivatives(self, theta, diagonal=False):
         """:meth:`value`, :meth:`gradient` and :meth:`hessian` (or its diagonal) from
         one product ``X W^T`` and one softmax."""
-        losses, G, H = self.loss.loss_derivatives(self.Y, self.predictors(theta))
+        losses, G, H = self.loss.loss_derivatives(self.Y, self.predictors(theta), pairs=True)
         sums = self._gauge_sums(theta)
         return (self._value(losses, theta, sums), self._gradient(G, theta, sums),
                 self._curvature(H, theta, diagonal))
