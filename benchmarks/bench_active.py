@@ -393,7 +393,7 @@ def round_block(label, rounds=5, warm_up=3):
     return (time.perf_counter() - start) / rounds
 
 
-def round_times(repeats=5):
+def round_times(repeats=9):
     """One labelling round on a pool of 3,000 rows with 10 classes (20 features,
     200 labels held, 10 more per round): the default classifier's ``query`` (10
     points) and ``teach``, its ``query`` alone, and ``refit=False``'s round, against
@@ -413,9 +413,12 @@ def round_times(repeats=5):
             times[label].append(float(out.split()[-1]))
     base = np.median(times[ROUND_LEARNERS[0]])
     print("\none round on a 3,000 x 20 pool with 10 classes, 200+ labels held (a process per "
-          f"learner: 3 rounds, then 5 timed; medians of {repeats} alternating repeats):")
+          f"learner: 3 rounds, then 5 timed; medians of {repeats} alternating repeats; the "
+          "range: each repeat's ratio to the peer's time in the same repeat):")
     for label, values in times.items():
-        print(f"  {label:<44}{1e3 * np.median(values):>8.1f} ms  x{np.median(values) / base:5.1f}")
+        ratios = np.divide(values, times[ROUND_LEARNERS[0]])
+        print(f"  {label:<44}{1e3 * np.median(values):>8.1f} ms  x{np.median(values) / base:5.1f}"
+              f"   ({ratios.min():.1f} - {ratios.max():.1f})")
 
 
 def _median_labels(runs, target):
