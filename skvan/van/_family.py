@@ -132,12 +132,14 @@ class FullGaussian(_Gaussian):
         positive diagonal scaling, ``L`` the same scaling of this one's factor, and
         ``variance_scale`` that of the marginal variances (kept where this family
         has them). Factored anew only where ``L`` fails :func:`_cholesky`'s test of
-        numerical definiteness (which a diagonal scaling can change)."""
+        numerical definiteness (which a diagonal scaling can change). ``P`` is
+        exactly symmetric, as this one's is (``s_i s_j`` and ``s_j s_i`` are the
+        same product)."""
         family = type(self).__new__(type(self))
         family.mean = np.array(mean, dtype=np.float64)
         family.floor = None
         definite = _definite(L, P)
-        family._set_symmetric(0.5 * (P + P.T), (L, True) if definite else None)
+        family._set_symmetric(P, (L, True) if definite else None)
         if definite and (self._marginal is not None or self._cov is not None):
             family._marginal = self.marginal_variance() * variance_scale
         return family
