@@ -121,8 +121,10 @@ SECTIONS = [
      "On breast_cancer the 20 starting labels reach the target, and the ratio to random "
      "sampling's labels leaves it out; on wine one round does, for every learner (its "
      "ratio is 1 whatever the queries). The refit costs its time on digits' 10 classes "
-     "(a Laplace refit per round, about 0.1 s). The round times vary by about 15% "
-     "between runs, their ratios by a few percent."),
+     "(a Laplace refit per round, about 0.1 s). The round times are noisy on this "
+     "shared machine: single repeats' ratios span the range shown, and the round "
+     "timing alone, run minutes before, gave 2.3 for query + teach (1.8 here). scikit-activeml's "
+     "BatchBALD row differs between runs of the same code (its picks do)."),
     ("wide", "Wide and sparse data",
      "python benchmarks/bench_wide.py --repeats 3",
      "Matched accuracy: relative coefficient error at most 1e-3; medians of "
