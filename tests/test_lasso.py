@@ -600,15 +600,19 @@ def test_a_check_without_equations_after_a_flip_decides_as_the_full_one(form):
 
 
 @pytest.mark.parametrize("form", ["gram", "rows", "sparse rows"])
-def test_a_support_near_a_kept_one_updates_its_factor(form):
+def test_a_support_near_a_kept_one_updates_its_factor(form, monkeypatch):
     """A support a few coefficients off a kept one updates that factor (rows
     deleted by Givens rotations, the new coefficients bordered as a block, in
     the order they entered) and solves as a new factorisation does, with its
     bounds above ||A^-1||_1 and the column sums of |A|; a column that makes the
     support singular (a duplicate) gets no factor, as from scratch, and the
-    least-squares values."""
+    least-squares values. (On this small problem only with the updates' size
+    threshold lowered: below it every support is factored anew.)"""
     from skvan.objectives import L1Penalty, LinearModelObjective, QuadraticObjective, SquaredLoss
+    from skvan.sparse import _kkt
     from skvan.sparse._kkt import _new_system, _solve_on_support, _support_system
+
+    monkeypatch.setattr(_kkt, "UPDATE_FROM", 0)
 
     rng = np.random.default_rng(0)
     X = rng.standard_normal((40, 12)) * np.logspace(-3, 3, 12)
@@ -801,3 +805,30 @@ def test_names_moved_with_the_engine_still_import_from_objectives(name, home):
     assert moved is getattr(importlib.import_module(f"skvan.{home}"), name)
     with pytest.raises(AttributeError):
         skvan.objectives.not_a_name  # noqa: B018
+
+
+def test_a_small_support_is_factored_anew():
+    """Below UPDATE_FROM coefficients a support near a kept one gets a new factor
+    (indices sorted), the same system as from scratch; from it, the kept one's
+    update (indices in the order they entered)."""
+    from skvan.objectives import QuadraticObjective
+    from skvan.sparse import _kkt
+
+    rng = np.random.default_rng(0)
+    p = 2 * _kkt.UPDATE_FROM + 4
+    X = rng.standard_normal((3 * p, p))
+    for size in (_kkt.UPDATE_FROM - 2, _kkt.UPDATE_FROM + 2):
+        f = QuadraticObjective(X.T @ X, rng.standard_normal(p), 0.0)
+        kept = np.zeros(p, dtype=bool)
+        kept[1:size] = True
+        _kkt._support_system(f, kept)
+        near = kept.copy()
+        near[0] = True
+        system = _kkt._support_system(f, near)
+        fresh = _kkt._new_system(f, np.flatnonzero(near))
+        updated = size >= _kkt.UPDATE_FROM
+        assert bool(system.idx[-1] == 0) == updated
+        order = np.argsort(system.idx)
+        L, F = np.tril(system.factor), np.tril(fresh.factor)  # (LAPACK leaves the upper part)
+        np.testing.assert_allclose((L @ L.T)[np.ix_(order, order)], F @ F.T, rtol=1e-14,
+                                   atol=1e-14)

@@ -107,6 +107,12 @@ SUPPORT_CACHE_SIZE = 4
 SUPPORT_CACHE_BYTES = 1 << 24
 
 
+#: Supports of fewer coefficients than this are factored anew: a new factor
+#: and its norm estimate cost about what an update's Python work does up to
+#: some 30 coefficients, and they are most of a small Lasso fit's KKT work
+#: (diabetes' ten features: ``python benchmarks/bench_lasso.py --speed``).
+UPDATE_FROM = 24
+
 #: What :func:`_support_system` keeps of a support (its docstring).
 _SupportSystem = namedtuple("_SupportSystem", "idx diag factor A colsum inv_norm")
 
@@ -139,7 +145,7 @@ def _support_system(objective, support):
     if system is None:
         rows = getattr(objective, "ridged_rows", None)
         system = None if rows is None else rows.system(support)
-        if system is None:
+        if system is None and np.count_nonzero(support) >= UPDATE_FROM:
             system = _updated_system(objective, support, cache.values())
         if system is None:
             system = _new_system(objective, support.nonzero()[0])
