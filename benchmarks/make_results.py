@@ -64,7 +64,10 @@ SECTIONS = [
      "python benchmarks/bench_lasso.py --speed --quick",
      "VAN's time over the fastest of `Lasso`, `Lasso(precompute=True)` and "
      "`LassoLars` at matched accuracy; medians of alternating repeats after 0.2 s "
-     "of untimed fits each.", ""),
+     "of untimed fits each. This run's peers took about 1.5 times their times in the "
+     "quieter run before (diabetes' `Lasso` 0.5 ms against 0.3 ms); between the two "
+     "runs ratios moved by up to 0.3, on the large sets too, whose fits did not "
+     "change (their BLAS passes share the machine).", ""),
     ("lasso_path", "Lasso paths and cross-validation",
      "python benchmarks/bench_lasso.py --path",
      "`VANLassoCV` against `LassoCV`, 100 alphas, 5 folds, minima of alternating "
