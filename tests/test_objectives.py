@@ -229,6 +229,6 @@ def test_value_and_derivatives_are_the_three_methods(diagonal):
         g = f.gradient(theta)
         assert isinstance(value, float)
         np.testing.assert_allclose(value, f.value(theta), rtol=1e-13)
-        np.testing.assert_allclose(gradient, g, rtol=1e-12, atol=1e-14 * np.abs(g).max())
-        np.testing.assert_allclose(curvature, np.diag(H) if diagonal else H, rtol=1e-12,
+        np.testing.assert_allclose(gradient, g, rtol=1e-13, atol=1e-14 * np.abs(g).max())
+        np.testing.assert_allclose(curvature, np.diag(H) if diagonal else H, rtol=1e-13,
                                    atol=1e-14 * np.abs(H).max())
