@@ -537,11 +537,12 @@ def test_a_rescaled_full_family_carries_its_factor_and_variances():
             _ = q.sigma  # the fitted attributes' covariance, computed
         for r in (q.reparametrised(s), q.scaled_precision(7.0)):
             L = cholesky(r.precision, lower=True)
-            np.testing.assert_allclose(r._chol[0], L, rtol=1e-12, atol=1e-14 * np.abs(L).max())
+            np.testing.assert_allclose(r._chol[0], L, rtol=1e-14, atol=1e-14 * np.abs(L).max())
             assert (r._marginal is not None) is held
             np.testing.assert_allclose(r.marginal_variance(), np.diag(np.linalg.inv(r.precision)),
-                                       rtol=1e-12)
-    np.testing.assert_allclose(q.scaled_precision(7.0).sigma, q.sigma / 7.0, rtol=1e-12)
+                                       rtol=1e-14)
+    np.testing.assert_allclose(q.scaled_precision(7.0).sigma, q.sigma / 7.0, rtol=1e-14,
+                               atol=1e-16 * np.abs(q.sigma).max())
     # a scaling that makes one pivot negligible against the largest diagonal entry
     big = np.r_[1e9, np.ones(5)]
     tiny = q.reparametrised(big)
