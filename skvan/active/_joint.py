@@ -32,7 +32,7 @@ import numpy as np
 from .._data import dot, issparse
 from .._reductions import last_sum
 from ..expectations import log_expected_sigmoid
-from ..expectations._cubature import probit_log_softmax_of
+from ..expectations._cubature import block_variances, probit_log_softmax_of
 from ..objectives._linear import check_predictors
 
 
@@ -54,7 +54,7 @@ class PoolPosterior:
         self.X = X
         self.blocks = np.array(blocks, dtype=np.float64)
         self.M = np.asarray(dot(X, mean.T))
-        self.V = _quadratic_forms(X, self.blocks)
+        self.V = block_variances(X, self.blocks, dtype=np.float64)
         check_predictors(self.M, self.V)  # the estimator's predict_proba's check
         self._start_total = self._total()
 
@@ -123,17 +123,6 @@ class PoolPosterior:
         shrink = np.asarray(dot(self.X, W.T))
         shrink *= shrink
         self.V[:, rows] -= shrink
-
-
-def _quadratic_forms(X, blocks):
-    """``x_i^T B_k x_i`` for every row of ``X`` and block ``B_k``, ``(n, K)``: a dense
-    ``X`` times all the blocks side by side in one product."""
-    if issparse(X):
-        return np.column_stack([np.asarray(X.multiply(dot(X, B)).sum(axis=1)).ravel()
-                                for B in blocks])
-    K, p = blocks.shape[:2]
-    XB = np.asarray(dot(X, np.moveaxis(blocks, 0, 1).reshape(p, K * p)))
-    return np.einsum("ikj,ij->ik", XB.reshape(-1, K, p), X)
 
 
 def select_jointly(posterior, scores, n_instances, random_state, rounded):

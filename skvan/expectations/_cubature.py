@@ -320,7 +320,7 @@ def probit_log_softmax(X, mean, blocks):
     K = blocks.shape[0]
     M = np.asarray(dot(X, mean.reshape(K, -1).T))
     v = (np.asarray(dot(squared(X), blocks.T)) if blocks.ndim == 2
-         else _block_variances(X, blocks))
+         else block_variances(X, blocks))
     return probit_log_softmax_of(M, v)
 
 
@@ -334,17 +334,19 @@ def probit_log_softmax_of(M, v):
     return Z
 
 
-def _block_variances(X, blocks):
-    """``v_ik = x_i^T B_k x_i`` in one product of each row block with the blocks
-    side by side, in single precision: the approximation they enter is far
-    coarser than its rounding (``1e-7`` relative), and the product, which costs
-    ``K p^2`` per row against the plug-in's ``K p``, takes half the time."""
+def block_variances(X, blocks, dtype=np.float32):
+    """``v_ik = x_i^T B_k x_i``, ``(n, K)``, in one product of each row block with the
+    blocks side by side, in ``dtype``: single precision by default, since the
+    probit approximation they enter is far coarser than its rounding (``1e-7``
+    relative), and the product, which costs ``K p^2`` per row against the
+    plug-in's ``K p``, takes half the time (a joint batch, which updates them
+    pick by pick, asks for float64)."""
     K, p = blocks.shape[:2]
-    stacked = np.ascontiguousarray(blocks.transpose(1, 0, 2).reshape(p, K * p), dtype=np.float32)
+    stacked = np.ascontiguousarray(blocks.transpose(1, 0, 2).reshape(p, K * p), dtype=dtype)
     v = np.empty((X.shape[0], K))
     for rows in row_blocks(X.shape[0], K * p):
         block = X[rows]
-        block = (block.toarray() if issparse(block) else np.asarray(block)).astype(np.float32)
+        block = (block.toarray() if issparse(block) else np.asarray(block)).astype(dtype)
         Y = (block @ stacked).reshape(len(block), K, p)
         v[rows] = np.einsum("ikj,ij->ik", Y, block)
     return v

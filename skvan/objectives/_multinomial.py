@@ -394,7 +394,8 @@ class MultinomialObjective(RowsObjective):
         return self.data_gradient(G) + self.penalty.gradient(theta) + self._gauge_gradient(sums)
 
     def _curvature(self, H, theta, diagonal=False):
-        """``hess f`` (or its diagonal) from the rows' Hessians ``H``."""
+        """``hess f`` (or its diagonal) from the rows' Hessians ``H`` (or their
+        Gauss-Newton curvatures)."""
         C = self.add_gauge(self.data_curvature(H, diagonal=diagonal))
         if diagonal:
             return C + self.penalty.hessian_diag(theta)
@@ -405,6 +406,4 @@ class MultinomialObjective(RowsObjective):
         """Per-example gradient outer products plus the penalty's and the gauge's
         curvature."""
         _, G, H = self.loss.loss_derivatives(self.Y, self.predictors(theta))
-        C = self.add_gauge(self.data_curvature(self.loss.gauss_newton(G, H)))
-        np.einsum("ii->i", C)[...] += self.penalty.hessian_diag(theta)
-        return C
+        return self._curvature(self.loss.gauss_newton(G, H), theta)

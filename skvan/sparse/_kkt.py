@@ -107,10 +107,10 @@ SUPPORT_CACHE_SIZE = 4
 SUPPORT_CACHE_BYTES = 1 << 24
 
 
-#: Supports of fewer coefficients than this are factored anew: a new factor
-#: and its norm estimate cost about what an update's Python work does up to
-#: some 30 coefficients, and they are most of a small Lasso fit's KKT work
-#: (diabetes' ten features: ``python benchmarks/bench_lasso.py --speed``).
+#: Supports of fewer coefficients than this are factored anew: up to some 30
+#: coefficients a new factor and its norm estimate cost about what an update's
+#: Python work does, so a small Lasso fit's KKT corrections (diabetes' ten
+#: features) never gain from an update.
 UPDATE_FROM = 24
 
 #: What :func:`_support_system` keeps of a support (its docstring).
