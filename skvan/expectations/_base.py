@@ -162,13 +162,17 @@ class LinearPredictorExpectation(ExpectationEstimator):
         self._cache = (None, None, None, None)
         self._raw_cache = (None, None, None, None, None)
         self._grows = False
+        self._vo = False
         self._last_pass = None
 
     def reset(self, solver, carry=True):
-        """Note whether ``solver`` runs VO on full batches, where the precision is a
-        running sum: only then may one pass's variances stand for later ones
-        (:meth:`_carried`; never with ``carry=False``: an estimator run chunk by
-        chunk, whose carrying is :class:`~skvan.expectations.MapReduce`'s)."""
+        """Note whether ``solver`` runs VO (whose limit does not depend on how the
+        expectations are taken: a subclass may take cheaper ones there), and
+        whether on full batches, where the precision is a running sum: only then
+        may one pass's variances stand for later ones (:meth:`_carried`; never
+        with ``carry=False``: an estimator run chunk by chunk, whose carrying is
+        :class:`~skvan.expectations.MapReduce`'s)."""
+        self._vo = runs_vo(solver)
         self._grows = carry and precision_grows(solver)
         self._last_pass = None
 

@@ -66,7 +66,7 @@ from .._blocks import index_blocks, row_blocks
 from .._data import FeaturePairs, dot, issparse, squared, upper_pairs
 from ..objectives import MultinomialObjective
 from ..objectives._linear import check_predictors
-from ._base import LinearPredictorExpectation, runs_vo
+from ._base import LinearPredictorExpectation
 
 #: Floats per temporary (``rows x points x K``) in a block of rows of the solver's
 #: passes: 512 KB, which stay in the cache where 16 MB ones do not (``python
@@ -225,22 +225,8 @@ class SoftmaxCubature(LinearPredictorExpectation):
     #: Under VO the covariances of a pass are carried once its largest variance
     #: is at most this (sd 0.3, where each carried entry moves a row's expected
     #: derivatives by at most ``5e-3``): rows up to a trace of 1 take the
-    #: expansion, whose cost does not depend on their covariances. A quadrature
-    #: whose nodes grow with the variance keeps
-    #: :data:`~skvan.expectations._base.CARRY_VARIANCE`, since the carried
-    #: variances, scaled by the trace of the covariance, can exceed the rows' own
-    #: where the precision grows unevenly.
+    #: expansion, whose cost does not depend on their covariances.
     carry_variance = 0.1
-
-    def __init__(self):
-        super().__init__()
-        self._vo = False
-
-    def reset(self, solver, carry=True):
-        """As the base class, and note whether ``solver`` runs VO (where the
-        expansion serves up to a wider trace, :func:`expansion_trace`)."""
-        super().reset(solver, carry)
-        self._vo = runs_vo(solver)
 
     def check_objective(self, objective):
         if not isinstance(objective, MultinomialObjective):

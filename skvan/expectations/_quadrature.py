@@ -12,9 +12,13 @@ absolute error of ``E[l], E[l'], E[l'']`` stays below ``1e-12`` with:
 
 - Gauss-Hermite with 2, 4, 8, 16 or 32 nodes for ``sd`` up to 1e-3, 3e-2, 0.2,
   0.5 and 0.8 (:data:`AUTO_NODES`). As VAN converges under ``objective="vo"``
-  the predictors' spread shrinks and so does the cost. Where every row's ``sd``
-  is at most 1e-3, a loss's second-order expansion (the logistic loss's
-  ``narrow_expectations``) replaces the 2 nodes: one evaluation per row.
+  the predictors' spread shrinks and so does the cost. Rows whose ``sd`` is at
+  most 1e-3 take a loss's second-order expansion (the logistic loss's
+  ``narrow_expectations``) in place of the 2 nodes: one evaluation per row.
+  Under VO, whose limit (the minimiser of ``f``) does not depend on the
+  expectations, only its path, the expansion serves every row whose ``sd`` is at
+  most 0.3 (:attr:`GaussHermiteQuadrature.carry_variance`, from where later
+  passes carry the variances instead of computing them).
 - Beyond, where Gauss-Hermite converges only slowly (32 nodes: 6e-5 at ``sd=3``,
   2e-2 at ``sd=10``), the trapezoid rule in ``z`` on ``[-8.5, 8.5]`` with spacing
   ``min(0.5, 0.5 / sd)``, exponentially accurate for analytic integrands; at most
@@ -39,7 +43,8 @@ import math
 import numpy as np
 from scipy.special import logsumexp
 
-from .._blocks import index_blocks, row_blocks
+from .._blocks import index_blocks
+from .._reductions import any_of
 from ._base import LinearPredictorExpectation
 
 #: ``(largest sd, Gauss-Hermite nodes)`` used by ``n_nodes="auto"``.
@@ -296,6 +301,14 @@ class GaussHermiteQuadrature(LinearPredictorExpectation):
         on the logistic loss below 1e-12.
     """
 
+    #: Under VO the variances of a pass are carried once its largest is at most
+    #: this (sd 0.3, where a carried variance moves a row's expected loss
+    #: derivatives by at most ``5e-3``), and every pass within it takes the
+    #: loss's second-order expansion (``narrow_expectations``, error about ``v^2 /
+    #: 8``): one evaluation per row, whatever the variances, which the carrying
+    #: overestimates where the precision grows unevenly.
+    carry_variance = 0.1
+
     def __init__(self, n_nodes="auto"):
         super().__init__()
         self.n_nodes = n_nodes
@@ -327,15 +340,31 @@ class GaussHermiteQuadrature(LinearPredictorExpectation):
                 if need != "value":
                     e1[r], e2[r] = d1, d2
             return e0, e1, e2
-        if (self.n_nodes == "auto" and hasattr(loss, "narrow_expectations") and n
-                and float(v.max()) <= NARROW_VARIANCE):
-            # Every row within the narrowest bucket (VAN's later passes): the
-            # second-order expansion, one evaluation per row instead of two nodes.
-            for s in row_blocks(n, 1, _CHUNK):
+        rows = None  # all of them
+        if self.n_nodes == "auto" and hasattr(loss, "narrow_expectations"):
+            # Rows within the narrowest bucket (VAN's later passes), or under VO
+            # within the carried variances' bound: the second-order expansion, one
+            # evaluation per row instead of nodes (row by row, so that a pass made
+            # chunk by chunk takes the same).
+            narrow = v <= (self.carry_variance if self._vo else NARROW_VARIANCE)
+            for s in index_blocks(np.flatnonzero(narrow), 1, _CHUNK):
                 e0[s], d1, d2 = loss.narrow_expectations(objective.y[s], m[s], v[s], need)
                 if need != "value":
                     e1[s], e2[s] = d1, d2
-            return e0, e1, e2
+            if any_of(narrow):
+                rows = np.flatnonzero(~narrow)
+        for s, z, w in _groups(v if rows is None else v[rows], self.n_nodes):
+            s = s if rows is None else rows[s]
+            a = m[s, None] + sd[s, None] * z
+            y = objective.y[s, None]
+            if need == "value":
+                e0[s] = loss.loss(y, a) @ w
+                continue
+            d0, d1, d2 = loss.loss_derivatives(y, a)
+            e0[s] = d0 @ w
+            e1[s] = d1 @ w
+            e2[s] = (loss.gauss_newton(d1, d2) if need == "gauss_newton" else d2) @ w
+        return e0, e1, e2
         for s, z, w in _groups(v, self.n_nodes):
             a = m[s, None] + sd[s, None] * z
             y = objective.y[s, None]
