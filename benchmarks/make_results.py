@@ -43,8 +43,10 @@ SECTIONS = [
      "Ratio: VAN's time over the faster of newton-cholesky and lbfgs at the loosest "
      "tol reaching VAN's accuracy; medians of alternating repeats, each timed fit "
      "after 0.2 s of untimed fits of its own.",
-     "The small bundled sets sit near 1.3-1.4, where scikit-learn's input checks and "
-     "VAN's set-up around 7-9 iterations weigh; the large generated ones near 1."),
+     "The small bundled sets sit near 1.1-1.5, where scikit-learn's input checks and "
+     "VAN's set-up around 7-9 iterations weigh; the large generated ones near 1. "
+     "This run's machine was slow (newton-cholesky on 20,000 x 100 at 100 ms, 54 ms in "
+     "a quieter run): a run minutes before gave breast_cancer 2.1, this one 1.3."),
     ("vi_exact", "VI: Anderson acceleration of the fixed-point iteration",
      "python benchmarks/bench_vi.py",
      "Memory 0 is the plain iteration; iterations, median ms of 5 alternating "
