@@ -84,11 +84,22 @@ def _trajectory(f, family, objective, hessian, max_iter=6):
     return np.array(means)
 
 
+@pytest.fixture
+def no_carrying(monkeypatch):
+    """Under VO a full precision's passes carry the rows' predictor variances
+    (their bound checked through ``P - P_s``), a Gram form's pass every
+    iteration: the paths differ within the fit's tolerance, the limit does not.
+    Comparisons of the two forms' arithmetic compare them without carrying."""
+    import skvan.expectations._base as base
+
+    monkeypatch.setattr(base, "carry_ratio", lambda *args, **kwargs: None)
+
+
 @pytest.mark.parametrize("objective", ["vo", "vi"])
 @pytest.mark.parametrize("hessian", ["exact", "gauss_newton"])
 @pytest.mark.parametrize("shape", [(30, 80, False), (30, 80, True), (120, 20, False)],
                          ids=["wide", "wide-sparse", "tall"])
-def test_dual_iterates_equal_the_primal_ones(objective, hessian, shape, rng):
+def test_dual_iterates_equal_the_primal_ones(objective, hessian, shape, rng, no_carrying):
     n, p, sparse = shape
     f = _logistic_objective(rng, n, p, sparse)
     lam = np.full(p + 1, 2.0)
@@ -131,7 +142,7 @@ def plain_vi(monkeypatch):
 
 
 @pytest.mark.parametrize("objective", ["vo", "vi"])
-def test_dual_estimators_equal_the_full_ones(objective, rng, plain_vi):
+def test_dual_estimators_equal_the_full_ones(objective, rng, plain_vi, no_carrying):
     f = _logistic_objective(rng, 40, 600)
     X, y = f.X[:, :-1], (f.y > 0).astype(int)
     full = VANLogisticRegression(covariance="full", objective=objective).fit(X, y)

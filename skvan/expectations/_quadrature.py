@@ -303,9 +303,9 @@ class GaussHermiteQuadrature(LinearPredictorExpectation):
 
     #: Under VO the variances of a pass are carried once its largest is at most
     #: this (sd 0.3, where a carried variance moves a row's expected loss
-    #: derivatives by at most ``5e-3``), and every pass within it takes the
-    #: loss's second-order expansion (``narrow_expectations``, error about ``v^2 /
-    #: 8``): one evaluation per row, whatever the variances, which the carrying
+    #: derivatives by at most ``5e-3``), and every row within it takes the loss's
+    #: second-order expansion (``narrow_expectations``, error about ``v^2 / 8``):
+    #: one evaluation per row, whatever the variances, which the carrying
     #: overestimates where the precision grows unevenly.
     carry_variance = 0.1
 
@@ -322,24 +322,7 @@ class GaussHermiteQuadrature(LinearPredictorExpectation):
             e1, e2 = np.empty(n), np.empty(n)
         loss = objective.loss
         if hasattr(loss, "centred_expectations") and not m.any():
-            # Every predictor centred at 0 (a cold start): functions of sd alone,
-            # from the table, or node pairs (half the nodes) on the per-row rules.
-            rows = np.arange(n)
-            if self.n_nodes == "auto":
-                inside = _CentredTable.covers(sd)
-                if inside.any():
-                    table = centred_table(loss, need)
-                    for block in index_blocks(np.flatnonzero(inside), 1, _TABLE_CHUNK):
-                        e0[block], d1, d2 = table(objective.y[block], sd[block])
-                        if need != "value":
-                            e1[block], e2[block] = d1, d2
-                rows = np.flatnonzero(~inside)
-            for s, z, w in _groups(v[rows], self.n_nodes):
-                r = rows[s]
-                e0[r], d1, d2 = loss.centred_expectations(objective.y[r], sd[r], z, w, need)
-                if need != "value":
-                    e1[r], e2[r] = d1, d2
-            return e0, e1, e2
+            return self._centred(objective, sd, v, need, (e0, e1, e2))
         rows = None  # all of them
         if self.n_nodes == "auto" and hasattr(loss, "narrow_expectations"):
             # Rows within the narrowest bucket (VAN's later passes), or under VO
@@ -365,14 +348,26 @@ class GaussHermiteQuadrature(LinearPredictorExpectation):
             e1[s] = d1 @ w
             e2[s] = (loss.gauss_newton(d1, d2) if need == "gauss_newton" else d2) @ w
         return e0, e1, e2
-        for s, z, w in _groups(v, self.n_nodes):
-            a = m[s, None] + sd[s, None] * z
-            y = objective.y[s, None]
-            if need == "value":
-                e0[s] = loss.loss(y, a) @ w
-                continue
-            d0, d1, d2 = loss.loss_derivatives(y, a)
-            e0[s] = d0 @ w
-            e1[s] = d1 @ w
-            e2[s] = (loss.gauss_newton(d1, d2) if need == "gauss_newton" else d2) @ w
+
+    def _centred(self, objective, sd, v, need, out):
+        """:meth:`_raw` where every predictor is centred at 0 (a cold start): the
+        expectations are functions of ``sd`` alone, read from the table, or node
+        pairs (half the nodes) on the per-row rules; written into ``out``."""
+        e0, e1, e2 = out
+        loss = objective.loss
+        rows = np.arange(sd.shape[0])
+        if self.n_nodes == "auto":
+            inside = _CentredTable.covers(sd)
+            if inside.any():
+                table = centred_table(loss, need)
+                for block in index_blocks(np.flatnonzero(inside), 1, _TABLE_CHUNK):
+                    e0[block], d1, d2 = table(objective.y[block], sd[block])
+                    if need != "value":
+                        e1[block], e2[block] = d1, d2
+            rows = np.flatnonzero(~inside)
+        for s, z, w in _groups(v[rows], self.n_nodes):
+            r = rows[s]
+            e0[r], d1, d2 = loss.centred_expectations(objective.y[r], sd[r], z, w, need)
+            if need != "value":
+                e1[r], e2[r] = d1, d2
         return e0, e1, e2
