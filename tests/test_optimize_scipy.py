@@ -138,6 +138,50 @@ def test_bounds_keep_every_evaluation_inside_the_box():
         points = []
 
 
+@pytest.mark.parametrize("bounds", [None, [(0.0, 2.0)] * 4], ids=["free", "box"])
+@pytest.mark.parametrize("oracle", ["values", "gradients", "hessians", "vectorized"])
+def test_a_function_that_writes_into_its_argument_moves_nothing(oracle, bounds):
+    """Each call gets its own copy of the point, as scipy's optimizers give: the
+    callables below write into their argument after reading it, and the run is
+    the same as with callables that do not."""
+    def writes(func, shift):
+        def wrapped(x):
+            out = func(x)
+            x += shift
+            return out
+        return wrapped
+
+    def batch(X):
+        return np.array([rosen(x) for x in X])
+
+    if oracle == "vectorized":
+        clean = {"fun": batch, "vectorized": True}
+        dirty = {"fun": writes(batch, 1.0), "vectorized": True}
+    else:
+        n = ["values", "gradients", "hessians"].index(oracle)
+        parts = [rosen, rosen_der, rosen_hess][:n + 1]
+        clean = dict(zip(("fun", "jac", "hess"), parts))
+        dirty = dict(zip(("fun", "jac", "hess"), (writes(g, 0.5 * k + 1.0)
+                                                  for k, g in enumerate(parts))))
+    runs = [minimize(x0=np.full(4, 0.5), bounds=bounds, random_state=0, **kw)
+            for kw in (clean, dirty)]
+    np.testing.assert_array_equal(runs[1].x, runs[0].x)
+    assert runs[1].nit == runs[0].nit
+
+
+@pytest.mark.parametrize("oracle", ["gradients", "hessians"])
+def test_the_box_maps_each_point_once(oracle, monkeypatch):
+    """Values, gradients and Hessians at one draw share its map and derivatives
+    (:meth:`BoxTransform.at_point`): one fold per evaluated point."""
+    folds = []
+    fold = BoxTransform._fold
+    monkeypatch.setattr(BoxTransform, "_fold", lambda self, u: folds.append(1) or fold(self, u))
+    oracles = {"jac": rosen_der, "hess": rosen_hess if oracle == "hessians" else None}
+    res = minimize(rosen, np.full(5, 0.5), bounds=[(0.0, 2.0)] * 5, random_state=0, **oracles)
+    assert res.success and res.nfev > 100
+    assert len(folds) <= res.nfev + 2
+
+
 def test_one_sided_bounds_and_hessians():
     res = minimize(shifted, np.array([2.0, 0.0]), (B,), jac=shifted_grad, hess=shifted_hess,
                    bounds=[(1.0, None), (None, np.inf)], beta_growth=1.5, max_iter=2000, random_state=0)

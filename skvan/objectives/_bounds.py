@@ -31,6 +31,10 @@ import numpy as np
 
 #: The margin at a bound as a fraction of the box's width (and of ``1 + |bound|``).
 MARGIN = 1.0 / 20.0
+#: Points whose map and derivatives :meth:`BoxTransform.wrap`'s callables keep:
+#: the solver asks for values, gradients and Hessians at the same draws of an
+#: iteration (a few dozen), and each of them would fold and map each point again.
+KEPT_POINTS = 512
 
 
 class BoxTransform:
@@ -118,29 +122,47 @@ class BoxTransform:
                      np.where(high, self.upper - self.margin_high / 16.0, x))
         return self.inverse(x)
 
+    def at_point(self, u, kept):
+        """``(T(u), T'(u), T''(u))`` for one point ``u`` (1-D), from one fold, kept in
+        the dict ``kept`` (its oldest entries dropped beyond :data:`KEPT_POINTS`)."""
+        key = u.tobytes()
+        found = kept.get(key)
+        if found is None:
+            y, sign = self._fold(u)
+            x, d1, d2 = self._pieces(y)
+            found = (np.clip(x, self.lower, self.upper), sign * d1, d2)
+            if len(kept) >= KEPT_POINTS:
+                kept.pop(next(iter(kept)))
+            kept[key] = found
+        return found
+
     def wrap(self, fun, jac, hess, vectorized):
         """``(fun, jac, hess)`` over ``u`` from the user's over ``x`` (``jac`` a callable,
         True or None). The Hessian over ``u`` needs the gradient over ``x`` at the
         same point: it is kept from the gradient call there (the solver asks for
-        gradients before Hessians), so ``fun`` and ``jac`` run once per point."""
-        grads = {}
+        gradients before Hessians), so ``fun`` and ``jac`` run once per point; a
+        point's map and derivatives are computed once too (:meth:`at_point`)."""
+        grads, kept = {}, {}
+
+        def mapped(u):  # (a copy: the user's function may write into its argument)
+            return self.forward(u) if vectorized else self.at_point(u, kept)[0].copy()
 
         def chain(u, grad):
             grad = np.asarray(grad, dtype=np.float64)
             if hess is not None:
                 for row, g in zip(np.atleast_2d(u), np.atleast_2d(grad)):
                     grads[row.tobytes()] = g
-            return grad * self.derivatives(u)[0]
+            return grad * (self.derivatives(u)[0] if vectorized else self.at_point(u, kept)[1])
 
         if jac is True:
             def fun_u(u):
-                value, grad = fun(self.forward(u))
+                value, grad = fun(mapped(u))
                 return value, chain(u, grad)
             jac_u = True
         else:
             def fun_u(u):
-                return fun(self.forward(u))
-            jac_u = None if jac is None else (lambda u: chain(u, jac(self.forward(u))))
+                return fun(mapped(u))
+            jac_u = None if jac is None else (lambda u: chain(u, jac(mapped(u))))
         if hess is None:
             return fun_u, jac_u, None
         if vectorized:
@@ -148,8 +170,8 @@ class BoxTransform:
                              "vectorized=False.")
 
         def hess_u(u):
-            x = self.forward(u)
-            d1, d2 = self.derivatives(u)
+            x, d1, d2 = self.at_point(u, kept)
+            x = x.copy()
             grad = grads.pop(u.tobytes(), None)
             if grad is None:
                 grad = np.asarray(fun(x)[1] if jac is True else jac(x), dtype=np.float64)

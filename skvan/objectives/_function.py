@@ -56,9 +56,12 @@ class FunctionObjective(Objective):
 
     # -- batches ------------------------------------------------------------------
     def _map(self, func, thetas):
+        """``func`` at each row of ``thetas``, each given its own copy (as scipy's
+        optimizers do): a function that writes into its argument must not move
+        the draws the estimates are made from."""
         if self.n_jobs is None or self.n_jobs == 1 or len(thetas) < 2:
-            return [func(t) for t in thetas]
-        return Parallel(n_jobs=self.n_jobs)(delayed(func)(t) for t in thetas)
+            return [func(t.copy()) for t in thetas]
+        return Parallel(n_jobs=self.n_jobs)(delayed(func)(t.copy()) for t in thetas)
 
     def values(self, thetas):
         """``f`` at each row of ``thetas``, shape ``(n_points,)``."""
@@ -67,7 +70,7 @@ class FunctionObjective(Objective):
             return self.values_gradients(thetas)[0]
         self.nfev += len(thetas)
         if self.vectorized:
-            out = _shaped("fun", self.fun(thetas), (len(thetas),))
+            out = _shaped("fun", self.fun(thetas.copy()), (len(thetas),))
         else:
             out = np.array([_scalar("fun", v) for v in self._map(self.fun, thetas)])
         return self._finite("fun", out, thetas)
@@ -82,14 +85,14 @@ class FunctionObjective(Objective):
         k, n = len(thetas), self.n_params
         if self.jac is True:
             if self.vectorized:
-                values, grads = _pair(self.fun(thetas))
+                values, grads = _pair(self.fun(thetas.copy()))
             else:
                 pairs = [_pair(p) for p in self._map(self.fun, thetas)]
                 values = [p[0] for p in pairs]
                 grads = [p[1] for p in pairs]
         else:
             if self.vectorized:
-                values, grads = self.fun(thetas), self.jac(thetas)
+                values, grads = self.fun(thetas.copy()), self.jac(thetas.copy())
             else:
                 values = self._map(self.fun, thetas)
                 grads = self._map(self.jac, thetas)
