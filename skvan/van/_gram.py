@@ -775,12 +775,14 @@ def auto_covariance(n_samples, n_params, objective="vo", stream=False, nnz=None,
     return min(costs, key=costs.get) if costs else "diag"
 
 
-def family_from_parts(kind, mean, lam, d, X, free=None, n_classes=1):
+def family_from_parts(kind, mean, lam, d, X, free=None, n_classes=1, data_gram=None):
     """The Gaussian ``N(mean, P^-1)``, ``P = diag(lam) + X^T diag(d) X``, in the form
     ``kind`` ("full", "diag", "dual" or "operator"): formed (``p x p``, or its
     diagonal) or kept as a :class:`GramPrecision`. With ``n_classes`` predictors
     per row (a multinomial model, ``d`` zero) "operator" keeps a
-    :class:`ClassGramPrecision` and the others ``diag(lam)``."""
+    :class:`ClassGramPrecision` and the others ``diag(lam)``. ``data_gram``: a
+    callable returning ``X^T diag(d) X`` where it is at hand (a Gram problem's
+    matrix), which "full" takes instead of another pass over ``X``."""
     if n_classes > 1:
         if kind == "operator":
             blocks = np.zeros((X.shape[0], n_classes, n_classes))
@@ -793,5 +795,5 @@ def family_from_parts(kind, mean, lam, d, X, free=None, n_classes=1):
         return make_family(kind, mean, lam + np.asarray(squared(X).T @ d).ravel() if data else lam)
     P = np.diag(lam)
     if data:
-        P += gram(X, d)
+        P += gram(X, d) if data_gram is None else data_gram()
     return make_family(kind, mean, P)

@@ -511,8 +511,11 @@ class LassoSolver:
         c = float(sum(h["beta"] for h in result.history))
         lam = unit_predictor_precision(linear.X, linear.sample_weight, "diag")
         lam[columns] = np.maximum(np.diag(inner.precision) - c * np.diag(quad.G), lam_w)
+        # X^T W X is the whole problem's Gram matrix (an elastic net's with its
+        # ridge rows' diagonal), formed once: a full q takes it, not another pass.
+        gram = (lambda: c * whole.G) if isinstance(whole, QuadraticObjective) else None
         family = family_from_parts(self.settings.covariance, coef, lam, c * linear.weights,
-                                   linear.X, free)
+                                   linear.X, free, data_gram=gram)
         return LassoFit(family, column_scale, sum(i[0] for i in infos), n_corrections)
 
     def _solve_set(self, linear, ridge_rows, columns, mean, rng, runs, finished):
