@@ -404,7 +404,6 @@ def test_narrow_expectations_keep_logistic_error_below_1e12(need):
     np.testing.assert_allclose(auto.curvature, fixed.curvature, rtol=0, atol=1e-12 * len(m))
 
 
-
 @pytest.mark.parametrize("vo", [True, False])
 def test_quadrature_takes_the_expansion_row_by_row_under_vo(vo):
     """Under VO rows whose predictor variance is at most ``carry_variance`` (0.1)
@@ -435,6 +434,7 @@ def test_quadrature_takes_the_expansion_row_by_row_under_vo(vo):
             np.testing.assert_allclose(got[k][::2], narrow, rtol=1e-13, atol=1e-15)
             gap = np.abs(taylor[k] - rules[0][k]).max()
             assert 1e-10 < gap < 0.05**2 / 8
+
 
 def _carry_problem():
     from sklearn.datasets import make_classification
