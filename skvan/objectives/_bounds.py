@@ -90,17 +90,21 @@ class BoxTransform:
             d2 = np.where(near_low, 1.0 / a, np.where(near_high, -1.0 / b, 0.0))
         return x, d1, d2
 
+    def evaluate(self, u):
+        """``(T(u), T'(u), T''(u))``, elementwise (rows of ``u`` are points), from
+        one fold."""
+        y, sign = self._fold(u)
+        x, d1, d2 = self._pieces(y)
+        # Rounding must not put a point past a bound.
+        return np.clip(x, self.lower, self.upper), sign * d1, d2
+
     def forward(self, u):
         """``x = T(u)`` (rows of ``u`` are points)."""
-        x = self._pieces(self._fold(u)[0])[0]
-        # Rounding must not put a point past a bound.
-        return np.clip(x, self.lower, self.upper)
+        return self.evaluate(u)[0]
 
     def derivatives(self, u):
         """``T'(u)`` and ``T''(u)``, elementwise."""
-        y, sign = self._fold(u)
-        _, d1, d2 = self._pieces(y)
-        return sign * d1, d2
+        return self.evaluate(u)[1:]
 
     def inverse(self, x):
         """The ``u`` in ``[start, end]`` with ``T(u) = x``, for ``x`` in the box."""
@@ -123,14 +127,12 @@ class BoxTransform:
         return self.inverse(x)
 
     def at_point(self, u, kept):
-        """``(T(u), T'(u), T''(u))`` for one point ``u`` (1-D), from one fold, kept in
-        the dict ``kept`` (its oldest entries dropped beyond :data:`KEPT_POINTS`)."""
+        """:meth:`evaluate` at one point ``u`` (1-D), kept in the dict ``kept`` (its
+        oldest entries dropped beyond :data:`KEPT_POINTS`)."""
         key = u.tobytes()
         found = kept.get(key)
         if found is None:
-            y, sign = self._fold(u)
-            x, d1, d2 = self._pieces(y)
-            found = (np.clip(x, self.lower, self.upper), sign * d1, d2)
+            found = self.evaluate(u)
             if len(kept) >= KEPT_POINTS:
                 kept.pop(next(iter(kept)))
             kept[key] = found
