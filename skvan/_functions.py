@@ -40,13 +40,14 @@ def griewank(x):
 
 
 def griewank_grad(x):
-    """Its gradient, shape ``(n,)``."""
+    """Its gradient, shape ``(n,)``: each cosine's derivative times the product of
+    the other cosines, from the products before and after it (no division by a
+    cosine that may be 0)."""
     i = np.sqrt(np.arange(1, len(x) + 1))
     c = np.cos(x / i)
-    g = np.empty_like(x)
-    for k in range(len(x)):
-        g[k] = np.prod(np.delete(c, k)) * np.sin(x[k] / i[k]) / i[k]
-    return x / 2000.0 + g
+    before = np.cumprod(np.r_[1.0, c[:-1]])
+    after = np.cumprod(np.r_[1.0, c[:0:-1]])[::-1]
+    return x / 2000.0 + before * after * np.sin(x / i) / i
 
 
 def _quadratic(A, c):

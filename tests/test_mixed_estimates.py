@@ -163,6 +163,15 @@ def test_all_of_asks_in_order_and_stops_at_the_first_refusal():
     assert accept(solver, np.array([0.5, 0.0])) and objective.nfev == 1
 
 
+@pytest.mark.parametrize("x", [np.linspace(-40.0, 30.0, 10), np.array([0.0, np.pi * np.sqrt(2) / 2])])
+def test_griewanks_gradient_matches_finite_differences(x):
+    """At a spread of points, and where one cosine is 0 (the product of the
+    others is then the only nonzero term's factor)."""
+    from scipy.optimize import check_grad
+
+    assert check_grad(griewank, griewank_grad, x) < 1e-6  # forward differences reach 7e-8
+
+
 @pytest.mark.slow
 def test_first_order_finds_griewanks_global_minimum_as_often_as_bfgs():
     """Griewank-10 from 20 starts in [-50, 50]^10 (sigma0 25, a quarter of the
