@@ -98,13 +98,15 @@ def test_path_on_wide_collinear_data_reaches_lasso_paths_objective(kind):
 
 @pytest.mark.slow
 def test_cv_on_wide_collinear_data_chooses_lasso_cvs_alpha():
-    """VANLassoCV on the near-duplicate groups: the same alpha_ as LassoCV solved
-    tightly on the same folds and grid (the held-out errors differ slightly:
-    different optimal coefficients predict new rows differently)."""
+    """VANLassoCV on the near-duplicate groups: the same alpha_ as LassoCV on the
+    same folds and grid (the held-out errors differ slightly: different optimal
+    coefficients predict new rows differently). LassoCV's mean held-out errors
+    at tol=1e-6 are within 5e-5 relative of its own at 1e-12 (a quarter of the
+    time), 20 times below the 0.1% between the best alpha's and the next's."""
     X, y = _collinear("groups")
     cv = KFold(5, shuffle=True, random_state=0)
     van = VANLassoCV(alphas=30, eps=1e-2, cv=cv).fit(X, y)
-    ref = LassoCV(alphas=30, eps=1e-2, cv=cv, tol=1e-12, max_iter=1_000_000).fit(X, y)
+    ref = LassoCV(alphas=30, eps=1e-2, cv=cv, tol=1e-6, max_iter=1_000_000).fit(X, y)
     np.testing.assert_array_equal(van.alphas_, ref.alphas_)
     assert van.alpha_ == ref.alpha_
 
