@@ -43,7 +43,7 @@ from .._blas import lapack_one_thread
 from .._blocks import row_blocks
 from .._data import dot, gram, issparse, scale_columns, squared, tdot
 from .._reductions import all_finite, any_of
-from ._family import _Gaussian, make_family
+from ._family import _floor_spectrum, _Gaussian, make_family
 
 #: Largest dense matrix (bytes) a family forms without being asked by name:
 #: ``sigma`` of a wide model and the dual's ``n x n`` systems stay below it.
@@ -426,6 +426,18 @@ def _lapack_on_rows(method):
     return wrapped
 
 
+def _schur_factor(S):
+    """``cho_factor`` of the free coordinates' Schur complement ``S``, its spectrum
+    floored as a full family's precision is where ``S`` is not numerically
+    positive definite: more free coordinates than rows of data leave it
+    singular (a Lasso with ``alpha`` near 0 on wide data)."""
+    try:
+        return linalg.cho_factor(S, lower=True)
+    except linalg.LinAlgError:
+        S = _floor_spectrum(0.5 * (S + S.T))
+        return linalg.cho_factor(0.5 * (S + S.T), lower=True)
+
+
 class DualGaussian(_GramFamily):
     """Full Gaussian ``N(mean, P^-1)``, ``P`` a :class:`GramPrecision`, solved exactly
     through ``n x n`` systems (module docstring).
@@ -464,9 +476,8 @@ class DualGaussian(_GramFamily):
             Pab[f["b"]] = 0.0
             W = self._solve_a(Pab)
             Pbb = Xb.T @ (P.d[:, None] * Xb) + np.diag(P.lam[f["b"]])
-            Sc = linalg.cho_factor(Pbb - Pab.T @ W, lower=True)
-            f.update(Pab=Pab, W=W, Sc=Sc)
-            f["logdet"] += 2.0 * float(np.sum(np.log(np.diag(Sc[0]))))
+            f.update(Pab=Pab, W=W, Sc=_schur_factor(Pbb - Pab.T @ W))
+            f["logdet"] += 2.0 * float(np.sum(np.log(np.diag(f["Sc"][0]))))
         return f
 
     def _solve_a(self, V):
@@ -703,9 +714,11 @@ def make_gram_family(kind, mean, precision):
 #: Largest ``n_params`` for which a stream (``partial_fit``) keeps a full
 #: covariance under ``covariance="auto"``: each streaming step factorises it.
 STREAM_FULL_MAX = 4096
-#: Up to this many parameters ``covariance="auto"`` keeps the primal form
-#: whatever the shape: its ``p^3`` is small, and its draws do not depend on the
-#: number of rows (Monte Carlo fits stay invariant to repeating rows).
+#: Up to this many parameters ``covariance="auto"`` keeps to the factorised
+#: forms, whose ``p^3`` is small (the operator's conjugate-gradient steps pay
+#: only beyond), and keeps the primal form for sampled expectations and
+#: multinomial models: its draws do not depend on the number of rows (Monte
+#: Carlo fits stay invariant to repeating rows).
 SMALL_P = 512
 
 
@@ -724,7 +737,8 @@ OPERATOR_COST = 60.0
 CLASS_OPERATOR_COST = 300.0
 
 
-def auto_covariance(n_samples, n_params, objective="vo", stream=False, nnz=None, n_rows=1):
+def auto_covariance(n_samples, n_params, objective="vo", stream=False, nnz=None, n_rows=1,
+                    sampled=False):
     """What ``covariance="auto"`` resolves to.
 
     - A stream (``n_samples`` unknown): ``"full"`` up to :data:`STREAM_FULL_MAX`
@@ -737,20 +751,25 @@ def auto_covariance(n_samples, n_params, objective="vo", stream=False, nnz=None,
       ``"operator"`` (:class:`ClassGramPrecision`, :data:`CLASS_OPERATOR_COST`
       times ``K nnz``); under ``"vi"`` ``"full"`` up to :data:`STREAM_FULL_MAX`
       parameters and ``"diag"`` beyond.
-    - A fit: ``"full"`` up to :data:`SMALL_P` parameters. Beyond, the cheapest per
-      iteration among the forms within :data:`MEMORY_BUDGET`: ``"full"`` (``p^2``
-      floats; the Gram ``X^T W X``, ``n p^2`` times the squared density of ``X``,
-      plus ``p^3 / 3``), ``"dual"`` (``n^2`` floats; ``X diag(1/lam) X^T``, ``n^2 p``
-      times the squared density, plus ``2 n^3 / 3``) and, for ``objective="vo"``,
-      ``"operator"``
-      (:data:`OPERATOR_COST` times the ``nnz`` stored entries of ``X``). Under
+    - A fit: the cheapest per iteration among the forms within
+      :data:`MEMORY_BUDGET`: ``"full"`` (``p^2`` floats; the Gram ``X^T W X``, ``n
+      p^2`` times the squared density of ``X``, plus ``p^3 / 3``), ``"dual"``
+      (``n^2`` floats; ``X diag(1/lam) X^T``, ``n^2 p`` times the squared
+      density, plus ``2 n^3 / 3``: wide data) and, beyond :data:`SMALL_P`
+      parameters and for ``objective="vo"``, ``"operator"`` (:data:`OPERATOR_COST`
+      times the ``nnz`` stored entries of ``X``). With ``sampled`` expectations
+      (Monte Carlo), ``"full"`` up to :data:`SMALL_P` parameters. Under
       ``objective="vi"`` with neither matrix fitting, ``"diag"`` (VI needs
       ``log det P``, which the operator does not factorise).
+
+    ``n_samples`` counts the rows the solver works through (an elastic net's
+    ridge rows too).
     """
     def fits(k):
         return 8.0 * k * k <= MEMORY_BUDGET
 
-    if n_params <= SMALL_P and fits(n_params):
+    small = n_params <= SMALL_P and fits(n_params)
+    if small and (sampled or n_rows > 1):
         return "full"
     if n_rows > 1 and not stream and n_samples is not None and objective == "vo":
         n, K, p = float(n_samples), float(n_rows), float(n_params) / n_rows
@@ -770,7 +789,7 @@ def auto_covariance(n_samples, n_params, objective="vo", stream=False, nnz=None,
         costs["full"] = n * p**2 * density**2 + p**3 / 3.0
     if fits(n_samples):
         costs["dual"] = n**2 * p * density**2 + 2.0 * n**3 / 3.0
-    if objective == "vo":
+    if objective == "vo" and not small:
         costs["operator"] = OPERATOR_COST * nnz
     return min(costs, key=costs.get) if costs else "diag"
 
