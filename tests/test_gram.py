@@ -191,7 +191,11 @@ def test_operator_family_solves_by_conjugate_gradients(rng):
 
 def test_auto_covariance_follows_the_shape():
     assert auto_covariance(10_000, 50) == "full"
-    assert auto_covariance(20, 300) == "full"
+    assert auto_covariance(20, 300) == "dual"  # wide: the n x n form is the cheaper
+    assert auto_covariance(20, 300, "vi") == "dual"
+    assert auto_covariance(20, 300, sampled=True) == "full"  # draws independent of n
+    assert auto_covariance(20, 30, n_rows=10) == "full"  # multinomial: no dual form
+    assert auto_covariance(10_000, 500) == "full"  # no operator up to SMALL_P
     assert auto_covariance(100, 2_000, "vi") == "dual"
     assert auto_covariance(2_000, 5_000, "vo") == "operator"  # cheaper than n^3 per step
     assert auto_covariance(2_000, 5_000, "vi") == "dual"  # VI needs log det P

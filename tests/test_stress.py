@@ -75,7 +75,8 @@ ESTIMATORS = {
     "lasso-diag": lambda: VANLassoRegressor(covariance="diag"),
     "lasso-vi": lambda: VANLassoRegressor(objective="vi"),
     "lasso-alpha=1e10": lambda: VANLassoRegressor(alpha=1e10),
-    "lasso-alpha=1e-10": lambda: VANLassoRegressor(alpha=1e-10),
+    "lasso-alpha=1e-10": lambda: VANLassoRegressor(alpha=1e-10),  # wide data: the dual form
+    "lasso-full-alpha=1e-10": lambda: VANLassoRegressor(alpha=1e-10, covariance="full"),
     "lasso-max_iter=1": lambda: VANLassoRegressor(max_iter=1),
     "lasso-svan": lambda: VANLassoRegressor(batch_size=16, random_state=0),
     "lasso-dual": lambda: VANLassoRegressor(covariance="dual"),

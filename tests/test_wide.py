@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso, LogisticRegression
 
 from skvan import VANLassoRegressor, VANLogisticRegression
@@ -379,6 +380,25 @@ def test_sigma_has_one_shape_whatever_auto_picks(n, p, form):
     np.testing.assert_allclose(full.sigma_, cov, rtol=0, atol=1e-8 * np.abs(cov).max())
     reg = VANLassoRegressor(alpha=0.1, objective="vi").fit(X, y.astype(float))
     assert reg.sigma_.shape == reg.coef_.shape == (p,) and reg.get_covariance().shape == (p, p)
+
+
+def test_auto_counts_the_rows_the_solver_works_through():
+    """On 100 x 300 data the n x n form is the cheaper for the Lasso and the
+    logistic model; an elastic net's 300 ridge rows make its design taller than
+    wide (the p x p form), and Monte Carlo draws keep the p x p form."""
+    from skvan import VANElasticNet
+
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((100, 300))
+    y = X[:, :5].sum(axis=1) + rng.standard_normal(100)
+    assert VANLassoRegressor(alpha=0.1).fit(X, y).covariance_ == "dual"
+    assert VANElasticNet(alpha=0.1).fit(X, y).covariance_ == "full"
+    labels = (y > 0).astype(int)
+    assert VANLogisticRegression().fit(X, labels).covariance_ == "dual"
+    mc = VANLogisticRegression(expectation="mc", max_iter=5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        assert mc.fit(X, labels).covariance_ == "full"
 
 
 def test_get_covariance_refuses_politely_beyond_the_budget(monkeypatch):

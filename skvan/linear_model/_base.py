@@ -130,12 +130,14 @@ class VANLinearModel(BaseEstimator):
         (CSR if sparse)."""
         return as_design(X, self.fit_intercept)
 
-    def _resolve_covariance(self, X, stream=False, n_rows=1):
+    def _resolve_covariance(self, X, stream=False, n_rows=1, extra_rows=0):
         """Set ``covariance_``: ``covariance``, or what "auto" picks for ``X``
-        (:func:`~skvan.van.auto_covariance`); the Gram forms need all the rows at once
-        and one linear predictor per row (``n_rows == 1``)."""
+        (:func:`~skvan.van.auto_covariance`, with ``extra_rows`` rows beyond ``X``'s
+        in the solver's design); the Gram forms need all the rows at once and one
+        linear predictor per row (``n_rows == 1``)."""
         objective = getattr(self, "objective", "vo")
-        n_samples, n_params = X.shape[0], n_rows * (X.shape[1] + int(self.fit_intercept))
+        n_samples = X.shape[0] + extra_rows
+        n_params = n_rows * (X.shape[1] + int(self.fit_intercept))
         if n_rows > 1 and self.covariance == "dual":
             raise ValueError(
                 f"covariance='dual' keeps one linear predictor per row; the multinomial "
@@ -144,7 +146,8 @@ class VANLinearModel(BaseEstimator):
         if self.covariance == "auto":
             nnz = X.nnz + n_samples * int(self.fit_intercept) if issparse(X) else None
             self.covariance_ = auto_covariance(None if stream else n_samples, n_params,
-                                               objective, stream, nnz, n_rows)
+                                               objective, stream, nnz, n_rows,
+                                               sampled=self.expectation == "mc")
         elif stream and self.covariance in GRAM:
             raise ValueError(
                 f"covariance={self.covariance!r} writes the precision through the training "

@@ -339,9 +339,9 @@ class VANLassoRegressor(RegressorMixin, VANLinearModel):
         return least_squares_statistics(DaskChunks(X, y, sample_weight), self.fit_intercept, name)
 
     def _resolve_covariance(self, X, stream=False, n_rows=1):
-        """As for every linear model; with ``positive``, "auto" keeps to the forms
-        written through ``X^T X`` (full within the memory budget, else diagonal)."""
-        super()._resolve_covariance(X, stream=stream, n_rows=n_rows)
+        """As for every linear model, with an elastic net's ridge rows (one per
+        feature); with ``positive``, "auto" keeps to the forms through ``X^T X``."""
+        super()._resolve_covariance(X, stream, n_rows, X.shape[1] if self.l1_ratio < 1 else 0)
         if self.positive and self.covariance == "auto" and self.covariance_ in GRAM:
             n_params = X.shape[1] + int(self.fit_intercept)
             self.covariance_ = "full" if 8.0 * n_params**2 <= MEMORY_BUDGET else "diag"

@@ -67,7 +67,9 @@ class VANLogisticRegression(GaussianLogisticModel, ClassifierMixin, VANLinearMod
         its diagonal (for data where neither ``p^2`` nor ``n^2`` fits; VO only);
         "diag", a diagonal covariance (VAN-D, slower to converge on correlated
         features). "auto" picks the cheapest of "full" and "dual" within the
-        memory budget, else "operator" (VO) or "diag" (VI); see the user guide.
+        memory budget ("full" under ``expectation="mc"`` up to 512 parameters),
+        else "operator" (VO, beyond 512 parameters) or "diag" (VI); see the user
+        guide.
         With more than two classes (a linear predictor per class) "dual" does not
         apply: under VO "auto" keeps "full" up to 512 parameters and beyond picks
         the cheaper of "full" and "operator" (a
