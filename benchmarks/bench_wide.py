@@ -10,9 +10,12 @@ Peak memory is what ``tracemalloc`` saw allocated during one fit (numpy reports
 its arrays to it), the data excluded.
 
 Problems (generated here, nothing downloaded):
-- Lasso, 200 x 2,000 and 500 x 10,000: AR(1)-correlated features (rho 0.5), 20
-  nonzero coefficients, unit noise, alpha 0.1; against ``Lasso``.
-- Logistic, 2,000 x 5,000 dense: Gaussian features, C=1; against lbfgs.
+- Lasso, 100 x 400, 200 x 2,000 and 500 x 10,000: AR(1)-correlated features
+  (rho 0.5), 20 nonzero coefficients, unit noise, alpha 0.1; against ``Lasso``.
+- Elastic net, 100 x 400 of the same kind, alpha 0.1, l1_ratio 0.5; against
+  ``ElasticNet``.
+- Logistic, 100 x 400, 300 x 500 and 2,000 x 5,000 dense: Gaussian features,
+  C=1; against lbfgs.
 - Logistic, 20,000 x 50,000 CSR: word counts with Zipf frequencies (about 100
   words per document), TF-IDF weighted, labels from 200 informative words, C=1;
   against lbfgs and liblinear.
@@ -34,10 +37,10 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import TfidfTransformer
-from sklearn.linear_model import Lasso, LogisticRegression
+from sklearn.linear_model import ElasticNet, Lasso, LogisticRegression
 
 from bench_lasso import engine_options
-from skvan import VANLassoRegressor, VANLogisticRegression
+from skvan import VANElasticNet, VANLassoRegressor, VANLogisticRegression
 
 TARGET = 1e-3
 
@@ -78,6 +81,13 @@ def text_classification(n, p, words_per_doc=100, seed=0, zipf=1.1):
 
 
 def problems():
+    X, y = correlated_regression(100, 400)
+    yield "lasso 100 x 400", X, y, "lasso", {"alpha": 0.1}
+    yield "elastic net 100 x 400", X, y, "enet", {"alpha": 0.1, "l1_ratio": 0.5}
+    X, y = dense_classification(100, 400)
+    yield "logistic 100 x 400 dense", X, y, "logistic", {"C": 1.0}
+    X, y = dense_classification(300, 500)
+    yield "logistic 300 x 500 dense", X, y, "logistic", {"C": 1.0}
     X, y = correlated_regression(200, 2_000)
     yield "lasso 200 x 2,000", X, y, "lasso", {"alpha": 0.1}
     X, y = correlated_regression(500, 10_000)
@@ -91,6 +101,8 @@ def problems():
 def sklearn_factories(kind, params):
     if kind == "lasso":
         return {"Lasso": lambda tol: Lasso(alpha=params["alpha"], tol=tol, max_iter=1_000_000)}
+    if kind == "enet":
+        return {"ElasticNet": lambda tol: ElasticNet(**params, tol=tol, max_iter=1_000_000)}
     solvers = {"lbfgs": "lbfgs"}
     return {name: (lambda tol, s=solver: LogisticRegression(C=params["C"], solver=s, tol=tol,
                                                            max_iter=100_000))
@@ -124,8 +136,11 @@ def peak_memory(make, X, y):
 
 
 def run(name, X, y, kind, params, repeats, only_lbfgs):
-    van_make = (lambda: VANLassoRegressor(**params)) if kind == "lasso" \
-        else (lambda: VANLogisticRegression(**params))
+    van_class = {"lasso": VANLassoRegressor, "enet": VANElasticNet}.get(kind, VANLogisticRegression)
+
+    def van_make():
+        return van_class(**params)
+
     factories = sklearn_factories(kind, params)
     if kind == "logistic" and (only_lbfgs or not sp.issparse(X)):
         factories.pop("liblinear")
@@ -154,7 +169,7 @@ def run(name, X, y, kind, params, repeats, only_lbfgs):
     print(f"  {'VAN':<10} {van.covariance_:<9} err={rel_err(van, ref):.1e} "
           f"{1e3 * med['VAN']:9.1f} ms (min {1e3 * lo:.1f}, max {1e3 * hi:.1f}), "
           f"{int(np.sum(van.n_iter_))} iterations"
-          + (f", {van.n_corrections_} KKT corrections" if kind == "lasso" else ""))
+          + (f", {van.n_corrections_} KKT corrections" if kind != "logistic" else ""))
     print(f"  ratio VAN / {best}: {med['VAN'] / med[best]:.2f}")
     van_peak = peak_memory(van_make, X, y)
     peer_peak = peak_memory(lambda: peers[best][1](peers[best][0]), X, y)
@@ -224,7 +239,7 @@ def lasso_and_logistic(args):
     for name, X, y, kind, params in problems():
         if args.problems and not any(s in name for s in args.problems):
             continue
-        if kind == "lasso" and args.lasso_growth is not None:
+        if kind != "logistic" and args.lasso_growth is not None:
             params = dict(params, beta_growth=args.lasso_growth)
         run(name, X, y, kind, params, args.repeats, args.only_lbfgs)
 
