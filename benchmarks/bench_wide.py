@@ -169,13 +169,14 @@ def run(name, X, y, kind, params, repeats, only_lbfgs):
     print(f"  {'VAN':<10} {van.covariance_:<9} err={rel_err(van, ref):.1e} "
           f"{1e3 * med['VAN']:9.1f} ms (min {1e3 * lo:.1f}, max {1e3 * hi:.1f}), "
           f"{int(np.sum(van.n_iter_))} iterations"
-          + (f", {van.n_corrections_} KKT corrections" if kind != "logistic" else ""))
-    print(f"  ratio VAN / {best}: {med['VAN'] / med[best]:.2f}")
-    van_peak = peak_memory(van_make, X, y)
-    peer_peak = peak_memory(lambda: peers[best][1](peers[best][0]), X, y)
+          + (f", {van.n_corrections_} KKT corrections" if kind != "logistic" else "")
+          + f"; ratio VAN / {best}: {med['VAN'] / med[best]:.2f}")
     data = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes if sp.issparse(X) else X.nbytes
-    print(f"  peak memory during fit: VAN {van_peak / 2**20:.0f} MiB, {best} "
-          f"{peer_peak / 2**20:.0f} MiB (the data: {data / 2**20:.0f} MiB)")
+    if data >= 2**20:  # (below a MiB every peak rounds to 0)
+        van_peak = peak_memory(van_make, X, y)
+        peer_peak = peak_memory(lambda: peers[best][1](peers[best][0]), X, y)
+        print(f"  peak memory during fit: VAN {van_peak / 2**20:.0f} MiB, {best} "
+              f"{peer_peak / 2**20:.0f} MiB (the data: {data / 2**20:.0f} MiB)")
 
 
 def vi_iterations(tol=1e-4):
