@@ -237,8 +237,6 @@ def main():
 
 def lasso_and_logistic(args):
     """The problems' table (the part of ``main`` after its options)."""
-    print(f"matched accuracy: relative coefficient error <= {TARGET:g}; "
-          f"medians of {args.repeats} alternating repeats")
     for name, X, y, kind, params in problems():
         if args.problems and not any(s in name for s in args.problems):
             continue

@@ -132,15 +132,16 @@ SECTIONS = [
      "BatchBALD row differs between runs of the same code (its picks do)."),
     ("wide", "Wide and sparse data",
      "python benchmarks/bench_wide.py --repeats 7",
-     "Matched accuracy: relative coefficient error at most 1e-3; medians of "
-     "alternating repeats.",
+     "Matched accuracy: relative coefficient error at most 1e-3; medians of 7 "
+     "alternating repeats (the ratio of the minima beside the medians').",
      "The four small problems (n < p <= 512) are where `covariance=\"auto\"` compares "
      "the full and dual forms by cost (the elastic net's ridge, a row per feature, keeps "
-     "it full). Their fits take milliseconds, and their ratios moved by up to 40% "
-     "between this run and one with 3 repeats minutes before (logistic 300 x 500: 2.7 "
-     "and 3.8; the min/max columns show the spread). Single wide Lasso-family fits "
-     "remain cliffs: the Lasso at 3.3-3.8x and the elastic net at 6.4-7.7x their peers "
-     "(its `p` ridge rows are rows of the design)."),
+     "it full). Their fits take milliseconds and their ratios are noisy on this shared "
+     "machine: over this run and two minutes before it (3 and 7 repeats), the logistic "
+     "100 x 400's median ratio was 2.6, 2.4 and 5.0 (minima 3.4 here), the 300 x 500's "
+     "2.7 to 4.4. They, and the single wide Lasso-family fits (the Lasso at 3.0-3.8x, "
+     "the elastic net at 6.4-7.7x, its `p` ridge rows being rows of the design), are "
+     "cliffs above the targets."),
     ("multinomial", "Multinomial logistic regression",
      "python benchmarks/bench_multinomial.py --repeats 3",
      "Matched accuracy, `C=1`, medians of 3 alternating repeats; then held-out "
