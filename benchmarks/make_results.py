@@ -137,9 +137,9 @@ SECTIONS = [
      "The four small problems (n < p <= 512) are where `covariance=\"auto\"` compares "
      "the full and dual forms by cost (the elastic net's ridge, a row per feature, keeps "
      "it full). Their fits take milliseconds and their ratios are noisy on this shared "
-     "machine: over this run and two minutes before it (3 and 7 repeats), the logistic "
-     "100 x 400's median ratio was 2.6, 2.4 and 5.0 (minima 3.4 here), the 300 x 500's "
-     "2.7 to 4.4. They, and the single wide Lasso-family fits (the Lasso at 3.0-3.8x, "
+     "machine: over this run and three minutes before it (3 and 7 repeats), the logistic "
+     "100 x 400's median ratio was 2.6, 2.4, 5.0 and 5.0 (minima 3.1-3.4), the 300 x "
+     "500's 2.7 to 4.4 (minima 2.9-4.1). They, and the single wide Lasso-family fits (the Lasso at 3.0-3.8x, "
      "the elastic net at 6.4-7.7x, its `p` ridge rows being rows of the design), are "
      "cliffs above the targets."),
     ("multinomial", "Multinomial logistic regression",
