@@ -387,7 +387,7 @@ class _GramFamily:
         setup = getattr(self, "_setup", None)
         if setup is not None:
             try:
-                setup()
+                setup(strict=True)
             except np.linalg.LinAlgError:  # scipy.linalg raises it too
                 self.set_precision(P)
                 return False
@@ -426,14 +426,17 @@ def _lapack_on_rows(method):
     return wrapped
 
 
-def _schur_factor(S):
-    """``cho_factor`` of the free coordinates' Schur complement ``S``, its spectrum
-    floored as a full family's precision is where ``S`` is not numerically
-    positive definite: more free coordinates than rows of data leave it
-    singular (a Lasso with ``alpha`` near 0 on wide data)."""
+def _schur_factor(S, strict=False):
+    """``cho_factor`` of the free coordinates' Schur complement ``S``; where ``S`` is
+    not numerically positive definite (more free coordinates than rows of data
+    leave it singular: a Lasso with ``alpha`` near 0 on wide data), its spectrum
+    floored as a full family's precision is, or unless ``strict`` numpy's
+    ``LinAlgError``."""
     try:
         return linalg.cho_factor(S, lower=True)
-    except linalg.LinAlgError:
+    except np.linalg.LinAlgError:  # (what scipy.linalg raises)
+        if strict:
+            raise
         S = _floor_spectrum(0.5 * (S + S.T))
         return linalg.cho_factor(0.5 * (S + S.T), lower=True)
 
@@ -449,9 +452,11 @@ class DualGaussian(_GramFamily):
     """
 
     @_lapack_on_rows
-    def _setup(self):
+    def _setup(self, strict=False):
         """Factorise once per precision: ``K``, ``L``, and the Schur complement of
-        the free coordinates."""
+        the free coordinates, floored where it is singular (:func:`_schur_factor`)
+        unless ``strict``: a step's trial precision must fail then, and is
+        rejected (:meth:`try_set_precision_vector`)."""
         P = self.precision
         if P._factors is not None:
             return P._factors
@@ -476,7 +481,7 @@ class DualGaussian(_GramFamily):
             Pab[f["b"]] = 0.0
             W = self._solve_a(Pab)
             Pbb = Xb.T @ (P.d[:, None] * Xb) + np.diag(P.lam[f["b"]])
-            f.update(Pab=Pab, W=W, Sc=_schur_factor(Pbb - Pab.T @ W))
+            f.update(Pab=Pab, W=W, Sc=_schur_factor(Pbb - Pab.T @ W, strict))
             f["logdet"] += 2.0 * float(np.sum(np.log(np.diag(f["Sc"][0]))))
         return f
 
