@@ -17,9 +17,9 @@ NEEDS = {"plot_policy_search.py": "gymnasium"}
 @pytest.mark.slow
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
 def test_example_runs(path, monkeypatch):
-    """Each example as ``python examples/plot_x.py`` runs it, in this process (a
-    process per example spent about 3 s of each run importing the libraries),
-    figures drawn off screen and closed."""
+    """Each example runs as ``python examples/plot_x.py`` would run it, in this
+    process (a process per example spent about 3 s importing the libraries),
+    its figures drawn off screen and closed."""
     pytest.importorskip("matplotlib")
     needed = NEEDS.get(path.name)
     if needed is not None and importlib.util.find_spec(needed) is None:
