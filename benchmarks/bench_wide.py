@@ -174,7 +174,7 @@ def run(name, X, y, kind, params, repeats, only_lbfgs):
           + f"; ratio VAN / {best}: {med['VAN'] / med[best]:.2f} (of the minima "
           f"{lo / spread[best][0]:.2f})")
     data = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes if sp.issparse(X) else X.nbytes
-    if data >= 2**20:  # (below a MiB every peak rounds to 0)
+    if data >= 2**20:  # (the small problems' peaks are a few MiB at most: not shown)
         van_peak = peak_memory(van_make, X, y)
         peer_peak = peak_memory(lambda: peers[best][1](peers[best][0]), X, y)
         print(f"  peak memory during fit: VAN {van_peak / 2**20:.0f} MiB, {best} "
