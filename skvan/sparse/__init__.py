@@ -6,7 +6,7 @@ restriction (:class:`~skvan.van.KeepSigns`) and its stopping test
 (:class:`~skvan.van.LassoCertificate`) share; nothing here runs VAN.
 """
 
-from ._homotopy import kkt_follow, kkt_path
+from ._homotopy import kkt_descend, kkt_follow, kkt_path
 from ._kkt import (
     SIGN_EPS,
     kkt_excess,
@@ -19,6 +19,7 @@ from ._gram_rows import GramRows
 __all__ = [
     "GramRows",
     "SIGN_EPS",
+    "kkt_descend",
     "kkt_excess",
     "kkt_finish",
     "kkt_follow",

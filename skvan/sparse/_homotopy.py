@@ -81,6 +81,82 @@ def kkt_follow(before, after, coef, rtol=1e-9, max_events=None):
         return coef, n_events, ok
 
 
+def kkt_descend(objective, rtol=1e-9, max_events=None, scaled=None):
+    """The Lasso's minimiser of ``objective`` by homotopy from the top of its path
+    (LARS's Lasso from ``alpha_max``): :func:`kkt_follow` from ``scaled(k)``, the
+    problem with its L1 strengths multiplied by ``k``, at the smallest ``k >= 1``
+    at which only the free (unpenalised) coordinates are nonzero.
+
+    The homotopy makes about one event per coefficient that enters or leaves
+    between ``alpha_max`` and ``objective``'s penalty, whatever the conditioning;
+    :func:`kkt_finish`'s corrections, which guess the next support from the
+    gradient alone, can cycle where the support nears the number of rows.
+
+    Parameters
+    ----------
+    objective : QuadraticObjective or LinearModelObjective
+        L1-penalised least squares with positive strengths on some coordinates.
+    rtol : float
+        As in :func:`kkt_finish`.
+    max_events : int or None
+        At most this many events (None: ``4 n_params``).
+    scaled : callable or None
+        ``scaled(k)``: ``objective`` at ``k`` times its L1 strengths, sharing its
+        ``X^T W X``, with strengths and linear term affine in ``k`` (None: the
+        same least squares under the penalty multiplied by ``k``; a
+        :func:`nonnegative` objective's is the non-negative form of its least
+        squares at ``k`` times the penalty).
+
+    Returns
+    -------
+    coef, n_events, ok
+        As :func:`kkt_follow`'s.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_diabetes
+    >>> from sklearn.linear_model import Lasso
+    >>> from skvan.objectives import L1Penalty, QuadraticObjective
+    >>> from skvan.sparse import kkt_descend
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> X, y = X - X.mean(axis=0), y - y.mean()
+    >>> lasso = QuadraticObjective.from_data(X, y, penalty=L1Penalty(np.full(10, 442 * 0.05)))
+    >>> coef, n_events, ok = kkt_descend(lasso)
+    >>> ref = Lasso(alpha=0.05, fit_intercept=False, tol=1e-12).fit(X, y).coef_
+    >>> ok, bool(np.allclose(coef, ref, rtol=0, atol=1e-8 * np.abs(ref).max()))
+    (True, True)
+    """
+    if scaled is None:
+        def scaled(k):
+            return objective.with_penalty(objective.penalty.multiplied(k))
+    with _one_blas_thread(objective.n_params):
+        check = _KKTCheck(objective, rtol)
+        free = check.free
+        w, _, grad, _ = check.solve(free.copy(), np.zeros(objective.n_params))
+        k = _top_factor(objective, scaled(2.0), w, grad, ~free)
+        if max_events is None:
+            max_events = 4 * objective.n_params
+        return _homotopy(check, scaled(k) if k > 1.0 else objective, w, max_events)[:3]
+
+
+def _top_factor(objective, doubled, w, grad, penalised):
+    """The smallest ``k >= 1`` at which ``w`` (zero where ``penalised``) satisfies
+    the zero coordinates' conditions ``|g_j(k)| <= lambda_j(k)``, both affine in
+    ``k`` (read off ``objective`` at ``k = 1`` and ``doubled`` at 2)."""
+    strength = objective.penalty.strength[penalised]
+    g = grad[penalised]
+    ds = doubled.penalty.strength[penalised] - strength
+    dg = doubled.smooth_gradient(w)[penalised] - g
+    k = 1.0
+    # lambda_j(k) -+ g_j(k) = u + (k - 1) v >= 0 for both signs.
+    for u, v in ((strength - g, ds - dg), (strength + g, ds + dg)):
+        short = (u < 0) & (v > 0)
+        if any_of(short):
+            k = max(k, 1.0 + float(np.max(-u[short] / v[short])))
+    return k
+
+
 def _homotopy(check, before, coef, max_events=None, piece=None, go_on=None):
     """:func:`kkt_follow`'s homotopy from ``before``'s minimiser ``coef`` to
     ``check``'s objective. Calls ``piece(t0, t1, w0, dw)`` for each linear piece
