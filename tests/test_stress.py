@@ -85,9 +85,9 @@ ESTIMATORS = {
 
 
 def _assert_spd(P):
-    if isinstance(P, (list, LinearOperator)):  # Gram forms, small here
+    if isinstance(P, (list, LinearOperator)):  # Gram forms
         for Q in np.atleast_1d(P):
-            _assert_spd(Q.toarray())
+            _assert_gram_spd(Q)
         return
     P = np.asarray(P)
     stack = P.reshape((-1,) + P.shape[-2:]) if P.ndim >= 2 and P.shape[-1] == P.shape[-2] else None
@@ -100,6 +100,27 @@ def _assert_spd(P):
         # scales 1e-8..1e8) has eigenvalues spanning 1e32 that eigvalsh cannot
         # resolve, but its Cholesky factor is D chol(P).
         np.linalg.cholesky(Q)
+
+
+def _assert_gram_spd(P):
+    """``P = diag(lam) + X^T diag(d) X`` is SPD: ``lam, d >= 0`` and finite, and
+    either ``P`` formed has a Cholesky factor or its parts show it, ``lam > 0``
+    outside the free coordinates with the free block ``X_F^T diag(d) X_F`` SPD.
+    (VO's data term grows with its iterations: at ``alpha=1e-10`` it can exceed
+    ``lam`` by more than ``1 / eps``, a matrix SPD in exact arithmetic that no
+    dense factorisation resolves.)"""
+    lam, d, free = P.lam, P.d, P.free
+    assert np.all(np.isfinite(lam)) and np.all(np.isfinite(d))
+    assert np.all(lam >= 0) and np.all(d >= 0)
+    try:
+        np.linalg.cholesky(P.toarray())
+        return
+    except np.linalg.LinAlgError:
+        assert np.all(lam[~free] > 0)
+    if np.any(free):
+        XF = P.X[:, free]
+        XF = XF.toarray() if hasattr(XF, "toarray") else np.asarray(XF)
+        np.linalg.cholesky(XF.T @ (d[:, None] * XF) + np.diag(lam[free]))
 
 
 def _assert_finite_fit(est, X):

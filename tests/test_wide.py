@@ -124,6 +124,54 @@ def test_a_first_set_left_uncertified_is_no_warning_when_the_whole_is_certified(
     np.testing.assert_allclose(van.coef_, ref.coef_, rtol=0, atol=1e-9 * np.abs(ref.coef_).max())
 
 
+@pytest.mark.parametrize("alpha, positive", [(0.1, False), (0.03, False), (0.1, True)])
+def test_a_support_near_the_number_of_rows_is_reached_by_homotopy(alpha, positive):
+    """Forty informative features in 100 x 400: the Lasso keeps about as many
+    coefficients as there are rows, where the working sets' KKT corrections
+    cycle (entering and dropping near-ties). Past their budget, the homotopy
+    from alpha_max reaches the solution: certified, scikit-learn's to 1e-8, in a
+    few corrections per row (they cycled through 1,000 and more)."""
+    from sklearn.datasets import make_regression
+
+    X, y = make_regression(100, 400, n_informative=40, noise=1.0, random_state=0)
+    ref = _sklearn_lasso(X, y, alpha, positive=positive)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        van = VANLassoRegressor(alpha=alpha, positive=positive).fit(X, y)
+    assert np.count_nonzero(ref.coef_) > 90
+    np.testing.assert_allclose(van.coef_, ref.coef_, rtol=0, atol=1e-8 * np.abs(ref.coef_).max())
+    assert van.n_corrections_ < 5 * X.shape[0]
+
+
+def test_a_set_out_of_reach_is_rescued_once():
+    """``solve_on`` returning None hands the whole problem to ``rescue``; where
+    that fails, ``solve_on`` solves the same set itself."""
+    calls, rescues = [], []
+
+    def excess(w):
+        return np.where(w == 0, 1.0, -np.inf)
+
+    def solve_on(columns, mean):
+        calls.append(columns.size)
+        return (None if len(calls) == 2 else np.ones(columns.size)), (0, 1)
+
+    def rescue(w, ok):
+        rescues.append(w.copy())
+        return np.full(4, 2.0), (0, 3), ok
+
+    w, _, infos, certified = solve_on_working_sets(excess, solve_on, [0], 4,
+                                                   rescue=lambda w: rescue(w, True))
+    assert certified and calls == [1, 2] and len(rescues) == 1
+    np.testing.assert_array_equal(w, 2.0)
+    np.testing.assert_array_equal(rescues[0], [1.0, 0, 0, 0])  # the last solution
+    assert infos == [(0, 1), (0, 1), (0, 3)]
+    calls.clear()
+    w, _, _, certified = solve_on_working_sets(excess, solve_on, [0], 4,
+                                               rescue=lambda w: rescue(w, False))
+    assert certified and calls == [1, 2, 2, 4]  # the failed rescue: the set again
+    np.testing.assert_array_equal(w, 1.0)
+
+
 def test_working_sets_enter_every_strong_violator_at_once(monkeypatch):
     """The later working sets' corrections enter every violator within half of
     the worst (the engine's ``working_set_enter``): the same solution in fewer

@@ -48,7 +48,15 @@ from ..objectives import (
 )
 from ..objectives._chunked import UNSCALED_DASK
 from ..objectives._linear import gram_column_statistics, jacobi_scale_from
-from ..sparse import GramRows, kkt_excess, kkt_finish, kkt_follow, kkt_path, nonnegative
+from ..sparse import (
+    GramRows,
+    kkt_descend,
+    kkt_excess,
+    kkt_finish,
+    kkt_follow,
+    kkt_path,
+    nonnegative,
+)
 from ._family import make_family, unit_predictor_precision
 from ._gram import family_from_parts
 from ._schedule import GeometricSchedule
@@ -469,12 +477,17 @@ class LassoSolver:
         then, where ``X^T W X`` is formed (``problem.least_squares``), the
         certificate's corrections on the whole problem from that solution (its
         support systems kept across corrections); elsewhere, or where those
-        fail, each larger set by the corrections from the previous solution (VAN
-        again only where they fail), the rest certified by the KKT check on all
-        columns. The returned ``q`` is over all columns in the form the settings
-        name, with the data's curvature accumulated by the last run and the L1
-        curvature of its set (coordinates never in a set keep their starting
-        precision)."""
+        fail, each larger set by the corrections from the previous solution, the
+        rest certified by the KKT check on all columns. The corrections have a
+        budget of about one per coefficient the support can hold (the Lasso's:
+        ``n_rows`` plus the free ones), as many as the events of the homotopy from
+        ``alpha_max`` (:func:`~skvan.sparse.kkt_descend`), which solves the whole
+        problem where a set's corrections fail or run out: near as many
+        coefficients as rows they can cycle. VAN runs again on a set only where
+        that homotopy fails too. The returned ``q`` is over all columns in the
+        form the settings name, with the data's curvature accumulated by the last
+        run and the L1 curvature of its set (coordinates never in a set keep
+        their starting precision)."""
         linear, n_rows, column_scale = problem.linear, problem.n_rows, problem.column_scale
         whole = self.solved(problem)[0]
         strength = linear.penalty.strength
@@ -484,28 +497,43 @@ class LassoSolver:
         ratio = (-grad if self.positive else np.abs(grad)) / np.where(free, np.inf, strength)
         first = np.union1d(np.argsort(-ratio, kind="stable")[:self.working_set_start],
                            np.flatnonzero(free | (w != 0)))
-        runs, finished = [], []
+        # Corrections cost an event each: beyond about one per coefficient the
+        # support can hold (an elastic net's: all), the homotopy from the top is
+        # cheaper (as many events).
+        rounds = _Rounds(linear.n_params if problem.ridge is not None else
+                         min(n_rows + int(np.count_nonzero(free)), linear.n_params))
         # An elastic net's rows beyond n_rows are its ridge's (over column_scale * theta).
         ridge_rows = (n_rows, None if problem.ridge is None else
                       problem.ridge.reparametrised(column_scale).strength)
 
         def solve_on(columns, mean):
-            return self._solve_set(linear, ridge_rows, columns, mean, rng, runs, finished)
+            return self._solve_set(linear, ridge_rows, columns, mean, rng, rounds)
 
         def finish(w):
             coef, n, ok = kkt_finish(whole, w, np.zeros_like(w),
                                      max_corrections=self.path_corrections,
                                      enter=self.working_set_enter)
+            rounds.budget -= n
             if ok:  # certified on the whole problem, whatever the set's run ended with
-                finished.append(True)
+                rounds.finished.append(True)
             return coef, (0, n), ok
+
+        def at_scale(k):  # with positive: the constrained form at k times the penalty
+            squares = problem.least_squares
+            return nonnegative(squares.with_penalty(squares.penalty.multiplied(k)))
+
+        def rescue(w):
+            coef, n_events, ok = kkt_descend(whole, scaled=at_scale if self.positive else None)
+            rounds.finished.append(ok)
+            return coef, (0, n_events), ok
 
         coef, columns, infos, certified = solve_on_working_sets(
             lambda w: kkt_excess(linear, w, nonnegative=self.positive), solve_on, first,
-            linear.n_params, finish=finish if isinstance(whole, QuadraticObjective) else None)
-        columns, lam_w, quad, inner, result = runs[-1]  # q's precision: the last VAN run
+            linear.n_params, finish=finish if isinstance(whole, QuadraticObjective) else None,
+            rescue=rescue)
+        columns, lam_w, quad, inner, result = rounds.runs[-1]  # q's precision: the last VAN run
         n_corrections = sum(i[1] for i in infos)
-        if not (finished[-1] and certified) and result.converged:
+        if not (rounds.finished[-1] and certified) and result.converged:
             warn_uncertified(n_corrections)
         # P_W = diag(lam_W) + c G_W with c the sum of the accepted betas (VO: keep = 1).
         c = float(sum(h["beta"] for h in result.history))
@@ -518,23 +546,30 @@ class LassoSolver:
                                    linear.X, free, data_gram=gram)
         return LassoFit(family, column_scale, sum(i[0] for i in infos), n_corrections)
 
-    def _solve_set(self, linear, ridge_rows, columns, mean, rng, runs, finished):
+    def _solve_set(self, linear, ridge_rows, columns, mean, rng, rounds):
         """One working set of :meth:`_solve_wide`: ``(coef, (n_iter, n_corrections))``.
         After the first, ``q`` has converged on the previous set: its support, with
         the new columns at 0, is finished as a converged fit is (corrections enter
-        several violators at once; the set's least squares by
-        :func:`_working_least_squares` from ``ridge_rows``, ``(n_rows, ridge)``);
-        VAN runs again only if that fails, on a new
-        ``q`` (``P_W = diag(lam) + c G_W``) from the last round's mean: the support
-        is mostly known, ``q`` need not explore."""
+        several violators at once, within what is left of ``rounds.budget``; the
+        set's least squares by :func:`_working_least_squares` from
+        ``ridge_rows``, ``(n_rows, ridge)``). Where that fails, ``coef`` is None
+        once (the whole problem's homotopy is tried); after that, VAN runs on a
+        new ``q`` (``P_W = diag(lam) + c G_W``) from the last round's mean: the
+        support is mostly known, ``q`` need not explore."""
         quad = _working_least_squares(linear, columns, *ridge_rows)
         solved = nonnegative(quad) if self.positive else quad
-        if runs:
+        finished = rounds.finished
+        if rounds.runs:
             coef, n_corrections, ok = kkt_finish(solved, mean, np.zeros_like(mean),
+                                                 max_corrections=max(rounds.budget, 1),
                                                  enter=self.working_set_enter)
+            rounds.budget -= n_corrections
             if ok:
                 finished.append(ok)
                 return coef, (0, n_corrections)
+            if None not in finished:  # once: the whole problem's homotopy first (rescue)
+                finished.append(None)
+                return None, (0, n_corrections)
         lam = unit_predictor_precision(linear.X[:, columns], linear.sample_weight, "diag")
         family = family_from_parts("full", mean, lam, np.zeros(0), np.zeros((0, lam.size)))
         schedule = GeometricSchedule(self.settings.beta,
@@ -542,7 +577,7 @@ class LassoSolver:
         # Only the last set's certificate matters: no warning per set.
         coef, result, n_corrections, ok = self.solve_support(solved, solved, family, rng,
                                                              schedule, warn=False)
-        runs.append((columns, lam, quad, family, result))
+        rounds.runs.append((columns, lam, quad, family, result))
         finished.append(ok)
         return coef, (result.n_iter, n_corrections)
 
@@ -663,6 +698,16 @@ class LassoSolver:
             at_alpha = end if alpha == alphas[-1] else self.at_alpha(problem, float(alpha),
                                                                      design, y, sample_weight)
             yield at_alpha, LassoFit(fit.family, problem.column_scale, 0, 0)
+
+
+class _Rounds:
+    """What the working sets of :meth:`LassoSolver._solve_wide` share: the VAN runs
+    made, whether each set's solution passed the check (None: the whole
+    problem's homotopy was asked for), and the KKT corrections the later sets
+    may still make before it is."""
+
+    def __init__(self, budget):
+        self.runs, self.finished, self.budget = [], [], budget
 
 
 def noise_variance(quadratic, theta, total, not_residual=0.0):

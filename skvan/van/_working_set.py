@@ -15,7 +15,7 @@ import numpy as np
 
 
 def solve_on_working_sets(excess, solve_on, start, n_params, grow=2.0, max_rounds=50,
-                          finish=None):
+                          finish=None, rescue=None):
     """Solve on ``start``, then on ever larger sets, until no coordinate outside
     the set violates optimality (or ``finish`` solves the whole problem from the
     first set's solution).
@@ -27,7 +27,9 @@ def solve_on_working_sets(excess, solve_on, start, n_params, grow=2.0, max_round
         the optimality conditions at ``w`` (positive: a violation).
     solve_on : callable
         ``solve_on(columns, mean) -> (coef, info)``: the solution on ``columns``
-        (sorted indices), starting from ``mean`` (the previous solution there).
+        (sorted indices), starting from ``mean`` (the previous solution there);
+        with ``rescue``, once at most, ``coef`` None: the set's solution is out
+        of its cheap reach, and ``rescue`` is tried first.
     start : ndarray of int
         The first working set.
     n_params : int
@@ -38,6 +40,10 @@ def solve_on_working_sets(excess, solve_on, start, n_params, grow=2.0, max_round
         ``finish(w) -> (coef, info, ok)``: the whole problem's solution from the
         first set's (``w``, over all parameters), and whether it is one; where it
         is, the rounds end there.
+    rescue : callable or None, default=None
+        ``rescue(w) -> (coef, info, ok)``, as ``finish``, from the last solution
+        ``w`` where ``solve_on`` returned None; where it fails, ``solve_on`` is
+        called again on the same set.
 
     Returns
     -------
@@ -46,7 +52,7 @@ def solve_on_working_sets(excess, solve_on, start, n_params, grow=2.0, max_round
     columns : ndarray of int
         The final working set.
     infos : list
-        ``solve_on``'s infos, one per round.
+        ``solve_on``'s infos, one per round, and ``finish``'s and ``rescue``'s.
     certified : bool
         Whether no coordinate outside the final set violates optimality.
     """
@@ -56,13 +62,17 @@ def solve_on_working_sets(excess, solve_on, start, n_params, grow=2.0, max_round
     for _ in range(max_rounds):
         coef, info = solve_on(columns, w[columns])
         infos.append(info)
-        w = np.zeros(n_params)
-        w[columns] = coef
-        if finish is not None and len(infos) == 1:
-            whole, info, ok = finish(w)
+        end = rescue if coef is None else finish if len(infos) == 1 else None
+        if coef is not None:
+            w = np.zeros(n_params)
+            w[columns] = coef
+        if end is not None:
+            whole, info, ok = end(w)
+            infos.append(info)
             if ok:
-                infos.append(info)
                 return whole, np.union1d(columns, np.flatnonzero(whole)), infos, True
+        if coef is None:
+            continue
         e = np.asarray(excess(w), dtype=np.float64)
         e[columns] = -np.inf
         violators = np.flatnonzero(e > 0)
