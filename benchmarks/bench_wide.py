@@ -15,6 +15,11 @@ Problems (generated here, nothing downloaded):
   (rho 0.5), 20 nonzero coefficients, unit noise, alpha 0.1; against ``Lasso``.
 - Elastic net, 100 x 400 of the same kind, alpha 0.1, l1_ratio 0.5; against
   ``ElasticNet``.
+- Lasso and elastic net where the support nears or passes the number of rows:
+  scikit-learn's ``make_regression`` (Gaussian features, unit noise) 100 x 400
+  with 40 informative features, Lasso at alpha 0.1 (98 nonzero coefficients);
+  300 x 1,000 with 150 informative features (noise 5), elastic net at alpha
+  18 (a tenth of the Lasso's ``alpha_max``), l1_ratio 0.5 (about 770 nonzero).
 - Logistic, 100 x 400, 300 x 500 and 2,000 x 5,000 dense: Gaussian features,
   C=1; against lbfgs.
 - Logistic, 20,000 x 50,000 CSR: word counts with Zipf frequencies (about 100
@@ -37,6 +42,7 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.datasets import make_regression
 from sklearn.feature_extraction.text import TfidfTransformer
 from sklearn.linear_model import ElasticNet, Lasso, LogisticRegression
 
@@ -85,6 +91,10 @@ def problems():
     X, y = correlated_regression(100, 400)
     yield "lasso 100 x 400", X, y, "lasso", {"alpha": 0.1}
     yield "elastic net 100 x 400", X, y, "enet", {"alpha": 0.1, "l1_ratio": 0.5}
+    X, y = make_regression(100, 400, n_informative=40, noise=1.0, random_state=0)
+    yield "lasso 100 x 400, support near n", X, y, "lasso", {"alpha": 0.1}
+    X, y = make_regression(300, 1_000, n_informative=150, noise=5.0, random_state=1)
+    yield "elastic net 300 x 1,000, support beyond n", X, y, "enet", {"alpha": 18.0, "l1_ratio": 0.5}
     X, y = dense_classification(100, 400)
     yield "logistic 100 x 400 dense", X, y, "logistic", {"C": 1.0}
     X, y = dense_classification(300, 500)
