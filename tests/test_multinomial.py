@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from scipy.optimize import approx_fprime, check_grad
 from sklearn.datasets import load_digits, load_iris, load_wine
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
@@ -342,8 +343,11 @@ def test_predict_proba_matches_the_exact_average_where_it_counts(n_labels):
     over each row's predictors (``expected_log_softmax``): under VO (a narrow q)
     the same to 1e-6; under VI from few labels (a wide q, predictor variances
     in the thousands) the held-out log-loss within 10% and the accuracy within
-    1% (measured on 100 and 300 digits: log-loss 0.390 and 0.229 against 0.432
-    and 0.242, accuracy 0.883 and 0.932 against 0.890 and 0.937)."""
+    1% (measured on 100 and 300 digits: log-loss 0.383 and 0.229 against 0.431
+    and 0.249, accuracy 0.895 and 0.941 against 0.896 and 0.941). The VI fit
+    stops after 10 iterations: its q is as wide as a converged one's (the
+    figures at convergence, 47 and 57 iterations: 0.390 and 0.230 against 0.432
+    and 0.242), and the approximation, not VI, is what this test is about."""
     from sklearn.metrics import log_loss
 
     from skvan.expectations._cubature import predictor_covariances
@@ -352,7 +356,10 @@ def test_predict_proba_matches_the_exact_average_where_it_counts(n_labels):
     perm = np.random.RandomState(0).permutation(len(y))
     train, test = perm[:n_labels], perm[1000:]
     for objective in ("vo", "vi"):
-        clf = VANLogisticRegression(objective=objective).fit(X[train], y[train])
+        clf = VANLogisticRegression(objective=objective, max_iter=10 if objective == "vi" else 100)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)  # VI's 10 iterations
+            clf.fit(X[train], y[train])
         Xd = np.c_[X[test], np.ones(len(test))]
         M = Xd @ clf._mean().reshape(10, -1).T
         exact = np.exp(expected_log_softmax(M, predictor_covariances(Xd, 10, clf._family())))

@@ -217,20 +217,20 @@ def test_the_fast_rosenbrock_is_scipys():
 
 @pytest.mark.slow
 def test_derivative_oracles_find_rosenbrocks_global_minimum_in_10d():
-    """10-D Rosenbrock has a local minimum near (-1, 1, ..., 1). From 40 random
+    """10-D Rosenbrock has a local minimum near (-1, 1, ..., 1). From 20 random
     starts in [-3, 3]^10 (sigma0 a quarter of the box) both derivative oracles
     reach the global one from at least 80% of them and at least as many as BFGS
-    (measured: 39 and 36 of 40, BFGS 31). Which starts succeed is chaotic (the
-    last bits of a run decide some of them): the count, over enough starts, is
-    what holds."""
-    starts = np.random.RandomState(1).uniform(-3, 3, size=(40, 10))
+    (measured: 20 of 20 for both, BFGS 16; over 40 starts 40 and 40, BFGS 31).
+    Which starts succeed is chaotic (the last bits of a run decide some of
+    them): the count, over enough starts, is what holds."""
+    starts = np.random.RandomState(1).uniform(-3, 3, size=(40, 10))[:20]
     bfgs = sum(scipy_minimize(rosen, x0, jac=rosen_der, method="BFGS").fun < 1e-5
                for x0 in starts)
     for oracles in (dict(jac=True), dict(jac=True, hess=_rosen_hessian)):
         hits = sum(minimize(_rosen_and_gradient, x0, sigma0=1.5, random_state=seed,
                             **oracles).fun < 1e-5
                    for seed, x0 in enumerate(starts))
-        assert hits >= max(bfgs, 32), (oracles.keys(), hits, bfgs)
+        assert hits >= max(bfgs, 16), (oracles.keys(), hits, bfgs)
 
 
 def test_restarts_count_every_run_and_keep_the_best():
