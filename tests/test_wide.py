@@ -143,6 +143,26 @@ def test_a_support_near_the_number_of_rows_is_reached_by_homotopy(alpha, positiv
     assert van.n_corrections_ < 5 * X.shape[0]
 
 
+def test_an_elastic_net_near_the_lasso_has_the_same_budget():
+    """``l1_ratio=0.99`` on the same data: supports beyond the rows are possible,
+    but its corrections cycle as the Lasso's do, and the same budget hands them
+    to the homotopy (600 corrections without it, about 300 with)."""
+    from sklearn.datasets import make_regression
+    from sklearn.linear_model import ElasticNet
+
+    from skvan import VANElasticNet
+
+    X, y = make_regression(100, 400, n_informative=40, noise=1.0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = ElasticNet(alpha=0.1, l1_ratio=0.99, tol=1e-12, max_iter=200_000).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        van = VANElasticNet(alpha=0.1, l1_ratio=0.99).fit(X, y)
+    np.testing.assert_allclose(van.coef_, ref.coef_, rtol=0, atol=1e-8 * np.abs(ref.coef_).max())
+    assert van.n_corrections_ < 5 * X.shape[0]
+
+
 def test_a_set_out_of_reach_is_rescued_once():
     """``solve_on`` returning None hands the whole problem to ``rescue``; where
     that fails, ``solve_on`` solves the same set itself."""

@@ -478,13 +478,13 @@ class LassoSolver:
         certificate's corrections on the whole problem from that solution (its
         support systems kept across corrections); elsewhere, or where those
         fail, each larger set by the corrections from the previous solution, the
-        rest certified by the KKT check on all columns. The corrections have a
-        budget of about one per coefficient the support can hold (the Lasso's:
-        ``n_rows`` plus the free ones), as many as the events of the homotopy from
-        ``alpha_max`` (:func:`~skvan.sparse.kkt_descend`), which solves the whole
-        problem where a set's corrections fail or run out: near as many
-        coefficients as rows they can cycle. VAN runs again on a set only where
-        that homotopy fails too. The returned ``q`` is over all columns in the
+        rest certified by the KKT check on all columns. Near as many coefficients
+        as rows the corrections can cycle: they have a budget of one per row and
+        free coordinate (as many coefficients as a Lasso's support holds), and
+        where a set's corrections fail or run out, the homotopy from
+        ``alpha_max`` (:func:`~skvan.sparse.kkt_descend`, about one event per
+        coefficient) solves the whole problem. VAN runs again on a set only
+        where that fails too. The returned ``q`` is over all columns in the
         form the settings name, with the data's curvature accumulated by the last
         run and the L1 curvature of its set (coordinates never in a set keep
         their starting precision)."""
@@ -497,11 +497,10 @@ class LassoSolver:
         ratio = (-grad if self.positive else np.abs(grad)) / np.where(free, np.inf, strength)
         first = np.union1d(np.argsort(-ratio, kind="stable")[:self.working_set_start],
                            np.flatnonzero(free | (w != 0)))
-        # Corrections cost an event each: beyond about one per coefficient the
-        # support can hold (an elastic net's: all), the homotopy from the top is
-        # cheaper (as many events).
-        rounds = _Rounds(linear.n_params if problem.ridge is not None else
-                         min(n_rows + int(np.count_nonzero(free)), linear.n_params))
+        # Corrections cost an event each. Past one per row and free coordinate (as
+        # many coefficients as a Lasso's support holds) they are cycling, and the
+        # homotopy from the top, about one event per coefficient, is cheaper.
+        rounds = _Rounds(min(n_rows + int(np.count_nonzero(free)), linear.n_params))
         # An elastic net's rows beyond n_rows are its ridge's (over column_scale * theta).
         ridge_rows = (n_rows, None if problem.ridge is None else
                       problem.ridge.reparametrised(column_scale).strength)
