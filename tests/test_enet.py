@@ -366,6 +366,41 @@ def test_ridge_systems_through_the_rows_solve_the_support_equations(free, scale)
                                atol=1e-14 * np.abs(G).max())
 
 
+@pytest.mark.parametrize("free", [False, True])
+def test_restricted_rows_share_the_kept_systems(free):
+    """A working set's view of the rows (``GramRows.restricted``) solves its
+    supports as rows of those columns alone do, and keeps their ``K`` on the
+    parent, keyed by the parent's coordinates: a larger set's support a few
+    coefficients off updates it instead of forming it afresh."""
+    from skvan.sparse import GramRows
+
+    rng = np.random.default_rng(4)
+    m, p = 30, 120
+    Z = rng.standard_normal((m, p))
+    Z[:, -1] = 1.0
+    pattern = rng.uniform(0.5, 2.0, p)
+    pattern[-1] = 0.0 if free else 1.0
+    parent = GramRows(lambda: Z, pattern, m)
+    small = np.r_[np.arange(80), p - 1]
+    large = np.r_[np.arange(100), p - 1]
+    for columns in (small, large):
+        view = parent.restricted(columns)
+        alone = GramRows(lambda c=columns: Z[:, c], pattern[columns], m)
+        support = np.ones(columns.size, dtype=bool)
+        support[:5] = False
+        c = rng.standard_normal(columns.size - 5)
+        w_view = view.at(0.3 * pattern[columns]).system(support).solve(c)
+        w_alone = alone.at(0.3 * pattern[columns]).system(support).solve(c)
+        np.testing.assert_allclose(w_view, w_alone, rtol=0, atol=1e-12 * np.abs(w_alone).max())
+        whole = np.zeros(p, dtype=bool)
+        whole[columns[support]] = True
+        assert (whole & parent.ridged).tobytes() in parent.kept  # kept on the parent
+    assert len(parent.kept) == 2
+    if free:  # a set without the intercept: its projection would not be the parent's
+        with pytest.raises(ValueError, match="free"):
+            parent.restricted(np.arange(10))
+
+
 def test_positive_elastic_net_on_wide_data_with_supports_beyond_the_rows():
     """positive=True on more features than rows, with supports larger than the rows
     (where gradients and KKT systems go through the rows): ElasticNet's fit and

@@ -140,6 +140,14 @@ class GramRows:
             return None
         return RidgedRows(self, scale)
 
+    def restricted(self, columns):
+        """These rows on the coordinates ``columns`` (sorted indices holding every
+        free one): a view sharing the rows, their projection and the kept ``K``
+        of supports (keyed by these coordinates), so that the working sets of one
+        fit, each a superset of the last, update ``K`` from the last one's
+        supports instead of forming it afresh."""
+        return _RestrictedRows(self, np.asarray(columns))
+
     def gram_of(self, support, ridged_idx):
         """``(K, Y)``: ``Y``'s columns (projected) for the ridged coordinates
         ``support`` (boolean), ``ridged_idx`` their indices, and ``K = Y Y^T``,
@@ -176,6 +184,29 @@ class GramRows:
         A = Yt.take(np.flatnonzero(support & ~other), axis=0)
         R = Yt.take(np.flatnonzero(other & ~support), axis=0)
         return K + A.T @ A - R.T @ R
+
+
+class _RestrictedRows(GramRows):
+    """:meth:`GramRows.restricted`: the parent's rows on ``columns``; supports over
+    these columns are read as the parent's supports."""
+
+    def __init__(self, parent, columns):
+        super().__init__(lambda: parent.Z[:, columns], parent.pattern[columns], parent.n_rows)
+        self.parent, self.columns = parent, columns
+        if not np.array_equal(np.intersect1d(parent.free, columns), parent.free):
+            raise ValueError("a restriction holds every free coordinate")
+
+    @property
+    def parts(self):
+        if self._parts is None:  # the free columns' projection is the parent's
+            Yt, YQ, R_F = self.parent.parts
+            self._parts = (Yt[self.columns], None if YQ is None else YQ[self.columns], R_F)
+        return self._parts
+
+    def gram_of(self, support, ridged_idx):
+        whole = np.zeros(self.parent.pattern.shape[0], dtype=bool)
+        whole[self.columns[support]] = True
+        return self.parent.gram_of(whole, self.columns[ridged_idx])
 
 
 class RidgedRows:

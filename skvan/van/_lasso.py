@@ -502,8 +502,9 @@ class LassoSolver:
         # homotopy from the top, about one event per coefficient, is cheaper.
         rounds = _Rounds(min(n_rows + int(np.count_nonzero(free)), linear.n_params))
         # An elastic net's rows beyond n_rows are its ridge's (over column_scale * theta).
-        ridge_rows = (n_rows, None if problem.ridge is None else
-                      problem.ridge.reparametrised(column_scale).strength)
+        ridge = (None if problem.ridge is None else
+                 problem.ridge.reparametrised(column_scale).strength)
+        ridge_rows = (n_rows, ridge, _shared_rows(linear, n_rows, ridge))
 
         def solve_on(columns, mean):
             return self._solve_set(linear, ridge_rows, columns, mean, rng, rounds)
@@ -551,7 +552,7 @@ class LassoSolver:
         the new columns at 0, is finished as a converged fit is (corrections enter
         several violators at once, within what is left of ``rounds.budget``; the
         set's least squares by :func:`_working_least_squares` from
-        ``ridge_rows``, ``(n_rows, ridge)``). Where that fails, ``coef`` is None
+        ``ridge_rows``, ``(n_rows, ridge, rows)``). Where that fails, ``coef`` is None
         once (the whole problem's homotopy is tried); after that, VAN runs on a
         new ``q`` (``P_W = diag(lam) + c G_W``) from the last round's mean: the
         support is mostly known, ``q`` need not explore."""
@@ -721,14 +722,15 @@ def noise_variance(quadratic, theta, total, not_residual=0.0):
     return rss / total if total > 0 else 0.0
 
 
-def _working_least_squares(linear, columns, n_rows, ridge):
+def _working_least_squares(linear, columns, n_rows, ridge, rows=None):
     """The least squares of ``linear`` (a rows' objective) on the working set
     ``columns``, through ``X^T W X``. Where ``linear``'s rows beyond the first
     ``n_rows`` are an elastic net's ridge rows (``ridge``, the squares they add
     to each column; None: no such rows), the data rows' Gram matrix plus that
     ridge (:class:`~skvan.objectives.RidgedQuadratic`, whose large supports are
-    solved through the data rows where those are dense), not the Gram matrix
-    of all ``n_rows + p`` rows."""
+    solved through the data rows where those are dense: ``rows``, the weighted
+    data rows of all columns, :class:`~skvan.sparse.GramRows` shared by a fit's
+    sets, or None), not the Gram matrix of all ``n_rows + p`` rows."""
     if ridge is None:
         return QuadraticObjective.from_linear(linear.restricted(columns))
     w, y = linear.weights[:n_rows], linear.y[:n_rows]
@@ -736,9 +738,19 @@ def _working_least_squares(linear, columns, n_rows, ridge):
     data = QuadraticObjective.from_data(X, y, w)
     data.total_weight = float(np.sum(linear.weights))
     ridge = ridge[columns]
-    if not sp.issparse(X) and np.count_nonzero(w > 0) < columns.size:  # fewer rows than columns
-        data.gram_rows = GramRows.weighted(X, w, ridge)
+    if rows is not None and rows.n_rows < columns.size:  # fewer rows than columns
+        data.gram_rows = rows.restricted(columns)
     return RidgedQuadratic(data, ridge, linear.penalty.restricted(columns))
+
+
+def _shared_rows(linear, n_rows, ridge):
+    """:func:`_working_least_squares`'s ``rows``: an elastic net's dense weighted
+    data rows over all columns with its ridge pattern; None for the Lasso or
+    sparse rows."""
+    X = linear.X[:n_rows]
+    if ridge is None or sp.issparse(X):
+        return None
+    return GramRows.weighted(X, linear.weights[:n_rows], ridge)
 
 
 def _gram_rows(design, sample_weight, column_scale, ridge):
