@@ -19,7 +19,9 @@ Problems (generated here, nothing downloaded):
   scikit-learn's ``make_regression`` (Gaussian features, unit noise) 100 x 400
   with 40 informative features, Lasso at alpha 0.1 (98 nonzero coefficients);
   300 x 1,000 with 150 informative features (noise 5), elastic net at alpha
-  18 (a tenth of the Lasso's ``alpha_max``), l1_ratio 0.5 (about 770 nonzero).
+  18 (a tenth of the Lasso's ``alpha_max``), l1_ratio 0.5 (about 770 nonzero);
+  200 x 2,000 with 300 informative features (noise 5), alpha 5, l1_ratio 0.5
+  (about 1,760 nonzero).
 - Logistic, 100 x 400, 300 x 500 and 2,000 x 5,000 dense: Gaussian features,
   C=1; against lbfgs.
 - Logistic, 20,000 x 50,000 CSR: word counts with Zipf frequencies (about 100
@@ -95,6 +97,8 @@ def problems():
     yield "lasso 100 x 400, support near n", X, y, "lasso", {"alpha": 0.1}
     X, y = make_regression(300, 1_000, n_informative=150, noise=5.0, random_state=1)
     yield "elastic net 300 x 1,000, support beyond n", X, y, "enet", {"alpha": 18.0, "l1_ratio": 0.5}
+    X, y = make_regression(200, 2_000, n_informative=300, noise=5.0, random_state=2)
+    yield "elastic net 200 x 2,000, support beyond n", X, y, "enet", {"alpha": 5.0, "l1_ratio": 0.5}
     X, y = dense_classification(100, 400)
     yield "logistic 100 x 400 dense", X, y, "logistic", {"C": 1.0}
     X, y = dense_classification(300, 500)
