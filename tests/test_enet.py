@@ -401,6 +401,38 @@ def test_restricted_rows_share_the_kept_systems(free):
             parent.restricted(np.arange(10))
 
 
+def test_rows_quadratic_reads_g_through_its_rows():
+    """``RowsQuadratic`` (a wide working set's least squares): gradients, blocks,
+    columns, the diagonal and ``G`` itself from the rows equal those of ``G``
+    formed (``QuadraticObjective.from_data``), and ``G`` is formed only when
+    asked for."""
+    from skvan.objectives import L1Penalty, QuadraticObjective
+    from skvan.objectives._quadratic import RowsQuadratic
+    from skvan.sparse import GramRows
+
+    rng = np.random.default_rng(5)
+    m, p = 20, 70
+    X, y, w = rng.standard_normal((m, p)), rng.standard_normal(m), rng.uniform(0.5, 2.0, m)
+    formed = QuadraticObjective.from_data(X, y, w)
+    rows = GramRows.weighted(X, w, np.ones(p))
+    through = RowsQuadratic(rows, formed.b, formed.c, L1Penalty(np.ones(p)), formed.total_weight)
+    scale = np.abs(formed.G).max()
+    theta = np.where(rng.random(p) < 0.2, rng.standard_normal(p), 0.0)
+    idx, cols = np.array([3, 10, 41]), np.array([10, 60])
+    np.testing.assert_allclose(through.smooth_gradient(theta), formed.smooth_gradient(theta),
+                               rtol=0, atol=1e-13 * scale)
+    np.testing.assert_allclose(through.smooth_gradient(np.zeros(p)), -formed.b, rtol=0, atol=0)
+    np.testing.assert_allclose(through.gram_block(idx), formed.gram_block(idx), rtol=0,
+                               atol=1e-13 * scale)
+    np.testing.assert_allclose(through.gram_columns(idx, cols), formed.gram_columns(idx, cols),
+                               rtol=0, atol=1e-13 * scale)
+    np.testing.assert_allclose(through.gram_diagonal(), formed.gram_diagonal(), rtol=1e-13)
+    assert through._G is None  # none of that formed G
+    copy = through.with_penalty(L1Penalty(np.full(p, 2.0)))
+    np.testing.assert_allclose(copy.G, formed.G, rtol=0, atol=1e-13 * scale)
+    assert copy.smooth_cache() is through.smooth_cache()
+
+
 def test_positive_elastic_net_on_wide_data_with_supports_beyond_the_rows():
     """positive=True on more features than rows, with supports larger than the rows
     (where gradients and KKT systems go through the rows): ElasticNet's fit and

@@ -178,6 +178,65 @@ class QuadraticObjective(Objective):
         return self.hessian(theta)
 
 
+class RowsQuadratic(QuadraticObjective):
+    """Least squares on fewer weighted rows ``Z`` than coefficients, through the
+    rows: ``G = Z^T Z`` is formed only where a method needs all of it.
+
+    A wide elastic net's working sets hold more columns than there are rows, and
+    its KKT checks read gradients, blocks and columns of ``G`` and its diagonal,
+    each ``O(m)`` per entry from the ``m`` rows; forming ``G`` (``m |W|^2``) for
+    each set would cost more than all of them.
+
+    Parameters
+    ----------
+    rows : GramRows
+        The weighted rows (:class:`~skvan.sparse.GramRows`, ``rows.Z``).
+    b : ndarray of shape (n_params,)
+    c : float
+    penalty : object, default=None
+    total_weight : float or None, default=None
+    """
+
+    def __init__(self, rows, b, c, penalty=None, total_weight=None):
+        self.gram_rows = rows
+        self.b, self.c = b, float(c)
+        self.penalty = NoPenalty() if penalty is None else penalty
+        self.n_params = b.shape[0]
+        self.total_weight = total_weight
+        self._G = self._diagonal = None
+
+    @property
+    def G(self):
+        if self._G is None:
+            Z = self.gram_rows.Z
+            self._G = Z.T @ Z
+        return self._G
+
+    def with_penalty(self, penalty):
+        other = RowsQuadratic(self.gram_rows, self.b, self.c, penalty, self.total_weight)
+        other._G, other._diagonal = self._G, self._diagonal
+        return self._share_smooth_cache(other)
+
+    def smooth_gradient(self, theta):
+        nonzero = np.asarray(theta).nonzero()[0]
+        Z = self.gram_rows.Z
+        return (Z.take(nonzero, axis=1) @ theta.take(nonzero)) @ Z - self.b
+
+    def gram_block(self, idx):
+        Z_S = self.gram_rows.Z.take(idx, axis=1)
+        return Z_S.T @ Z_S
+
+    def gram_columns(self, idx, cols):
+        Z = self.gram_rows.Z
+        return Z.take(idx, axis=1).T @ Z.take(cols, axis=1)
+
+    def gram_diagonal(self):
+        if self._diagonal is None:
+            Z = self.gram_rows.Z
+            self._diagonal = np.einsum("ij,ij->j", Z, Z)
+        return self._diagonal
+
+
 class RidgedQuadratic(QuadraticObjective):
     """``ridgeless`` plus a ridge: ``G = G_0 + diag(r)``, formed only where asked.
 

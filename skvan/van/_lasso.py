@@ -37,7 +37,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from .._dask import is_dask_collection
-from .._data import as_design, weighted_column_squares
+from .._data import as_design, tdot, weighted_column_squares
 from .._warnings import warn_user
 from ..objectives import (
     ElasticNetPenalty,
@@ -47,6 +47,7 @@ from ..objectives import (
     SquaredLoss,
 )
 from ..objectives._chunked import UNSCALED_DASK
+from ..objectives._quadratic import RowsQuadratic
 from ..objectives._linear import gram_column_statistics, jacobi_scale_from
 from ..sparse import (
     GramRows,
@@ -735,12 +736,14 @@ def _working_least_squares(linear, columns, n_rows, ridge, rows=None):
         return QuadraticObjective.from_linear(linear.restricted(columns))
     w, y = linear.weights[:n_rows], linear.y[:n_rows]
     X = linear.X[:n_rows][:, columns]
-    data = QuadraticObjective.from_data(X, y, w)
-    data.total_weight = float(np.sum(linear.weights))
-    ridge = ridge[columns]
+    total = float(np.sum(linear.weights))
     if rows is not None and rows.n_rows < columns.size:  # fewer rows than columns
-        data.gram_rows = rows.restricted(columns)
-    return RidgedQuadratic(data, ridge, linear.penalty.restricted(columns))
+        data = RowsQuadratic(rows.restricted(columns), np.asarray(tdot(X, w * y)).ravel(),
+                             0.5 * float(np.dot(w * y, y)), total_weight=total)
+    else:
+        data = QuadraticObjective.from_data(X, y, w)
+        data.total_weight = total
+    return RidgedQuadratic(data, ridge[columns], linear.penalty.restricted(columns))
 
 
 def _shared_rows(linear, n_rows, ridge):
