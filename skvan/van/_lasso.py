@@ -47,8 +47,8 @@ from ..objectives import (
     SquaredLoss,
 )
 from ..objectives._chunked import UNSCALED_DASK
-from ..objectives._quadratic import RowsQuadratic
 from ..objectives._linear import gram_column_statistics, jacobi_scale_from
+from ..objectives._quadratic import RowsQuadratic
 from ..sparse import (
     GramRows,
     kkt_descend,
