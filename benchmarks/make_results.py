@@ -138,10 +138,13 @@ SECTIONS = [
      "this shared machine (the logistic ones' medians spanned 2.4-5.0x over four runs). "
      "Where the Lasso's support nears the number of rows, the working sets' corrections "
      "hand over to the homotopy from alpha_max (`skvan.sparse.kkt_descend`) and VAN "
-     "beats `Lasso`; where an elastic net keeps most of 1,000 columns, exact support "
-     "solves cost many times coordinate descent's sweeps: a 25-30x cliff, as is the "
-     "100 x 400 elastic net's 7x (its ridge, a row per feature, keeps `auto` full) and, "
-     "above 3x, the small Lasso and logistic fits."),
+     "beats `Lasso`; where an elastic net keeps most of 1,000 or 2,000 columns, exact "
+     "support solves cost many times coordinate descent's sweeps: a 26-31x cliff over "
+     "two runs (the 200 x 2,000 one took 2.9 s, over 300x, before its working sets "
+     "shared the rows), as is the 100 x 400 elastic net's 7x (its ridge, a row per "
+     "feature, keeps `auto` full) and, above 3x, the small Lasso and logistic fits. "
+     "The machine was busier in this run than in the one before (the Lasso 100 x 400 "
+     "took 15.7 ms against 10.2)."),
     ("multinomial", "Multinomial logistic regression",
      "python benchmarks/bench_multinomial.py --repeats 3",
      "Matched accuracy, `C=1`, medians of 3 alternating repeats; then held-out "
