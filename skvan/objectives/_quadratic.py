@@ -218,7 +218,9 @@ class RowsQuadratic(QuadraticObjective):
         return self._share_smooth_cache(other)
 
     def smooth_gradient(self, theta):
-        nonzero = np.asarray(theta).nonzero()[0]
+        """``Z^T (Z_S theta_S) - b`` over the nonzero entries ``S``: ``O(m p)``."""
+        theta = np.asarray(theta)
+        nonzero = theta.nonzero()[0]
         Z = self.gram_rows.Z
         return (Z.take(nonzero, axis=1) @ theta.take(nonzero)) @ Z - self.b
 

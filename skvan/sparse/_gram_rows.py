@@ -143,7 +143,7 @@ class GramRows:
     def restricted(self, columns):
         """These rows on the coordinates ``columns`` (sorted indices holding every
         free one): a view sharing the rows, their projection and the kept ``K``
-        of supports (keyed by these coordinates), so that the working sets of one
+        of supports (keyed by the parent's coordinates), so that the working sets of one
         fit, each a superset of the last, update ``K`` from the last one's
         supports instead of forming it afresh."""
         return _RestrictedRows(self, np.asarray(columns))
