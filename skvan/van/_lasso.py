@@ -516,7 +516,7 @@ class LassoSolver:
                                      enter=self.working_set_enter)
             rounds.budget -= n
             if ok:  # certified on the whole problem, whatever the set's run ended with
-                rounds.finished.append(True)
+                rounds.certified = True
             return coef, (0, n), ok
 
         def at_scale(k):  # with positive: the constrained form at k times the penalty
@@ -525,7 +525,7 @@ class LassoSolver:
 
         def rescue(w):
             coef, n_events, ok = kkt_descend(whole, scaled=at_scale if self.positive else None)
-            rounds.finished.append(ok)
+            rounds.certified = ok
             return coef, (0, n_events), ok
 
         coef, columns, infos, certified = solve_on_working_sets(
@@ -534,7 +534,7 @@ class LassoSolver:
             rescue=rescue)
         columns, lam_w, quad, inner, result = rounds.runs[-1]  # q's precision: the last VAN run
         n_corrections = sum(i[1] for i in infos)
-        if not (rounds.finished[-1] and certified) and result.converged:
+        if not (rounds.certified and certified) and result.converged:
             warn_uncertified(n_corrections)
         # P_W = diag(lam_W) + c G_W with c the sum of the accepted betas (VO: keep = 1).
         c = float(sum(h["beta"] for h in result.history))
@@ -559,17 +559,16 @@ class LassoSolver:
         support is mostly known, ``q`` need not explore."""
         quad = _working_least_squares(linear, columns, *ridge_rows)
         solved = nonnegative(quad) if self.positive else quad
-        finished = rounds.finished
         if rounds.runs:
             coef, n_corrections, ok = kkt_finish(solved, mean, np.zeros_like(mean),
                                                  max_corrections=max(rounds.budget, 1),
                                                  enter=self.working_set_enter)
             rounds.budget -= n_corrections
+            rounds.certified = ok
             if ok:
-                finished.append(ok)
                 return coef, (0, n_corrections)
-            if None not in finished:  # once: the whole problem's homotopy first (rescue)
-                finished.append(None)
+            if not rounds.rescued:  # once: the whole problem's homotopy first (rescue)
+                rounds.rescued = True
                 return None, (0, n_corrections)
         lam = unit_predictor_precision(linear.X[:, columns], linear.sample_weight, "diag")
         family = family_from_parts("full", mean, lam, np.zeros(0), np.zeros((0, lam.size)))
@@ -579,7 +578,7 @@ class LassoSolver:
         coef, result, n_corrections, ok = self.solve_support(solved, solved, family, rng,
                                                              schedule, warn=False)
         rounds.runs.append((columns, lam, quad, family, result))
-        finished.append(ok)
+        rounds.certified = ok
         return coef, (result.n_iter, n_corrections)
 
     def finish(self, problem, fitted, rng, objective="vo"):
@@ -703,12 +702,13 @@ class LassoSolver:
 
 class _Rounds:
     """What the working sets of :meth:`LassoSolver._solve_wide` share: the VAN runs
-    made, whether each set's solution passed the check (None: the whole
-    problem's homotopy was asked for), and the KKT corrections the later sets
-    may still make before it is."""
+    made, whether the last solution passed its check, the KKT corrections the
+    later sets may still make before the whole problem's homotopy is asked for,
+    and whether it was."""
 
     def __init__(self, budget):
-        self.runs, self.finished, self.budget = [], [], budget
+        self.runs, self.budget = [], budget
+        self.certified = self.rescued = False
 
 
 def noise_variance(quadratic, theta, total, not_residual=0.0):
